@@ -1,0 +1,1 @@
+"""Rules, episodes and leads: from positions judged against zones to infraction leads."""

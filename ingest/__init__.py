@@ -1,0 +1,1 @@
+"""AIS ingestion: sources, NMEA framing, decoding and normalisation into typed records."""

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what Vigia and its tests need on a fresh machine of this kind:
+# the Python package with its dev extras, PostGIS for the machine's PostgreSQL,
+# and the test database with the postgis extension. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m pip install -q -e '.[dev]'
+
+PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
+if [ -n "${PGVER}" ]; then
+  if [ ! -f "/usr/share/postgresql/${PGVER}/extension/postgis.control" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "postgresql-${PGVER}-postgis-3" >/dev/null
+  fi
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    pg_ctlcluster --skip-systemctl-redirect "${PGVER}" main start || true
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  fi
+  DB=${VIGIA_TEST_DB:-vigia_test}
+  if ! psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='${DB}'" | grep -q 1; then
+    psql -h 127.0.0.1 -U postgres -qc "create database ${DB}"
+  fi
+  psql -h 127.0.0.1 -U postgres -d "${DB}" -qc "create extension if not exists postgis"
+fi

@@ -1,0 +1,1 @@
+"""The service: storage, FastAPI app, settings, auth and the ``vigia`` command."""

@@ -1,0 +1,19 @@
+"""`vigia apikey` (placeholder until its issue lands)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add the sub-command to the parser."""
+    p: argparse.ArgumentParser = sub.add_parser("apikey", help="(not yet available)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Not implemented yet."""
+    print("vigia apikey: not implemented yet", file=sys.stderr)
+    return 3

@@ -1,0 +1,119 @@
+"""The storage interface every store (SQLite embedded default, PostGIS) implements.
+
+The worker and the API only talk to this protocol, so a message bus or another store
+can sit behind it later without touching domain code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from alerts.lead import Lead
+from ingest.records import Position, VesselInfo
+from zones.model import Zone
+
+BBox = tuple[float, float, float, float]  # min lon, min lat, max lon, max lat
+
+
+@dataclass(slots=True, frozen=True)
+class LeadQuery:
+    """Filters for listing leads; None means no filter."""
+
+    rule: str | None = None
+    zone_id: str | None = None
+    mmsi: int | None = None
+    status: str | None = None
+    start: float | None = None  # leads still going on at or after this Unix time
+    end: float | None = None  # leads started at or before this Unix time
+    bbox: BBox | None = None  # on the closest point
+
+
+@dataclass(slots=True, frozen=True)
+class ApiKeyRecord:
+    """A stored API key (only its hash is kept)."""
+
+    id: int
+    name: str
+    role: str
+    key_hash: str
+    created_at: float
+    revoked: bool = False
+
+
+class Repository(Protocol):
+    """Persistence for vessels, positions, zones, leads, counters, keys and audits."""
+
+    def migrate(self) -> None:
+        """Bring the schema up to date (Alembic)."""
+
+    def ping(self) -> bool:
+        """Whether the database answers."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+    # vessels and positions
+    def upsert_vessels(self, vessels: Sequence[VesselInfo]) -> None:
+        """Insert or update the latest static data per MMSI."""
+
+    def add_positions(self, positions: Sequence[Position]) -> int:
+        """Store a batch of positions in one round trip or few; returns rows written."""
+
+    def get_vessel(self, mmsi: int) -> VesselInfo | None:
+        """Latest static data of one vessel."""
+
+    def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
+        """Each vessel's latest position, optionally inside a bbox."""
+
+    def track(self, mmsi: int, start: float | None, end: float | None) -> list[Position]:
+        """One vessel's positions between two Unix times, oldest first."""
+
+    # zones (versioned: an edit makes a new version)
+    def put_zones(self, zones: Sequence[Zone]) -> list[Zone]:
+        """Create or replace zones atomically; returns them with their new versions."""
+
+    def delete_zone(self, zone_id: str) -> bool:
+        """Retire a zone (its versions stay for the leads that cite them)."""
+
+    def get_zone(self, zone_id: str, version: int | None = None) -> Zone | None:
+        """The current (or a given) version of a zone."""
+
+    def list_zones(
+        self, bbox: BBox | None, at: float | None, limit: int, offset: int = 0
+    ) -> tuple[list[Zone], int]:
+        """Current zones, optionally filtered; returns a page and the total matched."""
+
+    def count_zones(self) -> int:
+        """How many current zones there are."""
+
+    # leads
+    def upsert_leads(self, leads: Sequence[Lead]) -> None:
+        """Insert leads, or update open ones as their episodes grow; never rewrites the
+        evidence of a closed lead."""
+
+    def get_lead(self, lead_id: str) -> Lead | None:
+        """One lead with its evidence."""
+
+    def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
+        """A page of leads, newest first, and the total matched."""
+
+    # counters, keys, audits
+    def save_counters(self, counters: dict[str, int]) -> None:
+        """Persist ingest counters (cumulative)."""
+
+    def load_counters(self) -> dict[str, int]:
+        """The persisted ingest counters."""
+
+    def add_api_key(self, name: str, role: str, key_hash: str) -> ApiKeyRecord:
+        """Store a new API key's hash."""
+
+    def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
+        """Look up a key by its hash."""
+
+    def save_audit(self, audit: dict[str, Any]) -> str:
+        """Store a ballast audit (kept at least five years); returns its id."""
+
+    def get_audit(self, audit_id: str) -> dict[str, Any] | None:
+        """One stored ballast audit."""

@@ -1,0 +1,1 @@
+"""Zone catalogue, geometry in metres, vectorised evaluation, and ballast basemaps."""

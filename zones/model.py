@@ -1,0 +1,71 @@
+"""The zone as every stage sees it: validated properties and a WGS84 geometry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from shapely.geometry.base import BaseGeometry
+
+from ingest.errors import VigiaError
+
+
+class ZoneKind(StrEnum):
+    """Kinds of zone (CONTRACT section 1)."""
+
+    BATHER_BEACH = "bather_beach"
+    MILITARY = "military"
+    PLATFORM = "platform"
+    ANCHORAGE = "anchorage"
+    ACCESS_CHANNEL = "access_channel"
+    PORT_FACILITY = "port_facility"
+    POWER_PLANT = "power_plant"
+    SPECIAL_AREA = "special_area"
+    LAUNCH_AREA = "launch_area"
+    JURISDICTION = "jurisdiction"
+
+
+class ZoneError(VigiaError):
+    """A zone or zone file is invalid; names the file, the feature and the reason."""
+
+    code = "invalid-zone"
+
+    def __init__(self, reason: str, *, file: str | None = None, feature: str | None = None):
+        self.reason = reason
+        self.file = file
+        self.feature = feature
+        where = ", ".join(
+            p for p in (f"file {file}" if file else "", f"feature {feature}" if feature else "") if p
+        )
+        super().__init__(f"{where}: {reason}" if where else reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Zone:
+    """One validated zone. ``geometry`` is WGS84 lon/lat, the reference geometry
+    (platform point, military footprint, beach baseline, or the area polygon)."""
+
+    id: str
+    kind: ZoneKind
+    geometry: BaseGeometry
+    name: str | None = None
+    distance_m: float | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    allowed_mmsi: frozenset[int] = frozenset()
+    allowed_ship_types: frozenset[int] = frozenset()
+    anchoring_prohibited: bool = False
+    max_dwell_min: float | None = None
+    authority: str | None = None
+    notice: str | None = None
+    source: str | None = None
+    version: int = 1
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    def in_force(self, t: float) -> bool:
+        """Whether the zone applies at Unix time ``t`` (validity window, if any)."""
+        if self.valid_from is not None and t < self.valid_from.timestamp():
+            return False
+        return not (self.valid_to is not None and t > self.valid_to.timestamp())

@@ -1,14 +1,57 @@
-"""One table from domain errors to HTTP status codes, used by the app's handler."""
+"""Service-level errors and the one table from domain errors to HTTP status codes."""
 
 from __future__ import annotations
 
 from ingest.errors import InputFormatError, VigiaError
 from zones.model import ZoneError
 
+
+class AuthenticationError(VigiaError):
+    """No API key, or one that is unknown or revoked."""
+
+    code = "unauthenticated"
+
+
+class PermissionDeniedError(VigiaError):
+    """The key's role is too low for the route."""
+
+    code = "forbidden"
+
+
+class NotFoundError(VigiaError):
+    """The requested resource does not exist."""
+
+    code = "not-found"
+
+
+class RequestInvalidError(VigiaError):
+    """A request that is well-formed JSON but asks for something impossible."""
+
+    code = "invalid-request"
+
+
+class PayloadTooLargeError(VigiaError):
+    """An upload over the configured size limits (bytes, features, vertices)."""
+
+    code = "payload-too-large"
+
+
+class StoreUnavailableError(VigiaError):
+    """The database cannot be reached right now."""
+
+    code = "store-unavailable"
+
+
 # most specific first; the first isinstance match wins
 HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
+    (AuthenticationError, 401),
+    (PermissionDeniedError, 403),
+    (NotFoundError, 404),
+    (PayloadTooLargeError, 413),
     (ZoneError, 422),
+    (RequestInvalidError, 422),
     (InputFormatError, 400),
+    (StoreUnavailableError, 503),
     (VigiaError, 500),
 )
 

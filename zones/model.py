@@ -37,7 +37,9 @@ class ZoneError(VigiaError):
         self.file = file
         self.feature = feature
         where = ", ".join(
-            p for p in (f"file {file}" if file else "", f"feature {feature}" if feature else "") if p
+            p
+            for p in (f"file {file}" if file else "", f"feature {feature}" if feature else "")
+            if p
         )
         super().__init__(f"{where}: {reason}" if where else reason)
 

@@ -1,0 +1,88 @@
+"""Ingest throughput: bare pyais decoding against Vigia's ingest to typed records.
+
+Usage: python benchmarks/ingest.py [NMEA_FILE] [--reps N]
+
+Both run in this process on the same file, alternating, several times; the script prints
+the median rate of each (messages per second) and the ratio Vigia / pyais (goal >= 0.8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from pyais.stream import FileReaderStream
+
+ROOT = Path(__file__).resolve().parents[1]
+# this script is itself named ingest.py: make the package win over the script's folder
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
+
+from ingest.decoder import Ingestor  # noqa: E402
+from ingest.sources import FileSource  # noqa: E402
+
+DEFAULT = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
+
+
+def bare_pyais(path: str) -> tuple[int, float]:
+    """FileReaderStream + decode() of every message: (messages, seconds)."""
+    t0 = time.perf_counter()
+    n = 0
+    for msg in FileReaderStream(path):
+        msg.decode()
+        n += 1
+    return n, time.perf_counter() - t0
+
+
+def vigia(path: str) -> tuple[int, float]:
+    """FileSource -> Ingestor -> typed records: (messages, seconds)."""
+    t0 = time.perf_counter()
+    ing = Ingestor()
+    for _ in ing.feed_many(FileSource(path).lines()):
+        pass
+    ing.flush()
+    return ing.counters.messages, time.perf_counter() - t0
+
+
+def main() -> int:
+    """Run both, print medians and the ratio."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("path", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    py_rates: list[float] = []
+    vg_rates: list[float] = []
+    py_times: list[float] = []
+    vg_times: list[float] = []
+    n_py = n_vg = 0
+    for _ in range(args.reps):
+        gc.collect()
+        n_py, dt = bare_pyais(args.path)
+        py_rates.append(n_py / dt)
+        py_times.append(dt)
+        gc.collect()
+        n_vg, dt = vigia(args.path)
+        vg_rates.append(n_vg / dt)
+        vg_times.append(dt)
+    py = statistics.median(py_rates)
+    vg = statistics.median(vg_rates)
+    print(f"file: {args.path} ({args.reps} repetitions, medians)")
+    print(
+        f"bare pyais : {py:>10,.0f} msgs/s  ({n_py} messages, {statistics.median(py_times):.3f} s)"
+    )
+    print(
+        f"vigia      : {vg:>10,.0f} msgs/s  ({n_vg} messages, {statistics.median(vg_times):.3f} s)"
+    )
+    print(f"ratio vigia/pyais (rate): {vg / py:.2f}")
+    print(
+        "ratio pyais/vigia (time, same file): "
+        f"{statistics.median(py_times) / statistics.median(vg_times):.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The ingest loop: raw lines in, typed records out, every bad line counted and skipped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ingest.ais import Undecodable, UnsupportedType, decode_payload
+from ingest.counters import IngestCounters
+from ingest.nmea import (
+    Fragment,
+    Reassembler,
+    TagBlock,
+    TagBlockError,
+    nmea_checksum,
+    parse_tag_block,
+)
+from ingest.records import RawLine, Record, StaticData
+from ingest.registry import VesselRegistry
+
+_HEX = frozenset("0123456789ABCDEFabcdef")
+_AIS_TYPES = frozenset(("VDM", "VDO"))
+_SMALL = {str(i): i for i in range(10)}
+# how often (in lines) pending fragments are checked against the timeout when idle
+_EXPIRE_EVERY = 4096
+
+
+class Ingestor:
+    """Turns raw NMEA lines into records; never raises on anything in the input."""
+
+    def __init__(
+        self, registry: VesselRegistry | None = None, *, fragment_timeout_s: float = 60.0
+    ) -> None:
+        self.registry = registry if registry is not None else VesselRegistry()
+        self.counters = IngestCounters()
+        self.fragment_timeout_s = fragment_timeout_s
+        self._reasm = Reassembler(fragment_timeout_s)
+        self._since_expire = 0
+
+    def feed(self, line: RawLine) -> list[Record]:
+        """Ingest one line; return the records it completes (often one, maybe none)."""
+        out: list[Record] = []
+        self._feed(line.text, line.received_at, line.source, out)
+        return out
+
+    def feed_many(self, lines: Iterable[RawLine]) -> Iterator[Record]:
+        """Ingest lines as they come, yielding records as messages complete."""
+        out: list[Record] = []
+        feed = self._feed
+        for line in lines:
+            feed(line.text, line.received_at, line.source, out)
+            if out:
+                yield from out
+                out.clear()
+
+    def flush(self) -> list[Record]:
+        """End of input: pending fragments will never complete, count them as orphans."""
+        self.counters.orphan_fragment += self._reasm.drain()
+        return []
+
+    @property
+    def pending_fragments(self) -> int:
+        """Fragments waiting for the rest of their message."""
+        return self._reasm.pending_fragments()
+
+    def _feed(self, text: str, received_at: float, source: str, out: list[Record]) -> None:
+        c = self.counters
+        c.lines += 1
+        try:
+            line = text.strip()
+            if not line:
+                c.blank += 1
+                return
+            if not line.isascii():
+                c.not_nmea += 1
+                return
+            tag: TagBlock | None = None
+            sentence = line
+            if line[0] == "\\":
+                end = line.find("\\", 1)
+                if end < 0:
+                    c.bad_tag_block += 1
+                    return
+                try:
+                    tag = parse_tag_block(line[1:end])
+                except TagBlockError:
+                    c.bad_tag_block += 1
+                    return
+                sentence = line[end + 1 :]
+                if not sentence:
+                    c.truncated += 1
+                    return
+            first = sentence[0]
+            if first != "!" and first != "$":
+                c.not_nmea += 1
+                return
+            star = sentence.rfind("*")
+            if star < 0 or len(sentence) < star + 3:
+                c.truncated += 1
+                return
+            hh = sentence[star + 1 : star + 3]
+            if (
+                hh[0] not in _HEX
+                or hh[1] not in _HEX
+                or int(hh, 16) != nmea_checksum(sentence[1:star])
+            ):
+                c.bad_checksum += 1
+                return
+            fields = sentence[:star].split(",")
+            if fields[0][3:] not in _AIS_TYPES or first != "!":
+                c.non_ais += 1
+                return
+            if len(fields) < 7:
+                c.truncated += 1
+                return
+            c.sentences += 1
+            total = _SMALL.get(fields[1], 0)
+            num = _SMALL.get(fields[2], 0)
+            fill = _SMALL.get(fields[6], -1)
+            if not 1 <= num <= total or not 0 <= fill <= 5:
+                c.undecodable += 1
+                return
+
+            t = received_at
+            if tag is not None:
+                if tag.time is not None:
+                    t = tag.time
+                if tag.station is not None:
+                    source = tag.station
+
+            if total == 1 and (tag is None or tag.group_total <= 1):
+                self._decode(fields[5], fill, t, source, (line,), 1, out)
+            else:
+                self._fragment(fields, num, total, fill, line, tag, t, source, out)
+
+            self._since_expire += 1
+            if self._since_expire >= _EXPIRE_EVERY:
+                self._since_expire = 0
+                self._expire(t)
+        except Exception:  # a bug must not stop the feed; count the line as undecodable
+            c.undecodable += 1
+
+    def _fragment(
+        self,
+        fields: list[str],
+        num: int,
+        total: int,
+        fill: int,
+        line: str,
+        tag: TagBlock | None,
+        t: float,
+        source: str,
+        out: list[Record],
+    ) -> None:
+        c = self.counters
+        self._expire(t)
+        if tag is not None and tag.group_total > 1:
+            # tag-block grouping: the group id ties lines together, whatever the sentence says
+            key: tuple[str, ...] = ("g", source, tag.group_id)
+            num, total = tag.group_num, tag.group_total
+        else:
+            key = ("s", source, fields[3], fields[4], fields[1])
+        frag = Fragment(
+            num,
+            fields[5],
+            fill,
+            line,
+            tag.time if tag is not None else None,
+            tag.station if tag is not None else None,
+        )
+        parts, orphaned = self._reasm.add(key, total, frag, t)
+        c.orphan_fragment += orphaned
+        if parts is None:
+            return
+        payload = "".join(p.payload for p in parts)
+        times = [p.time for p in parts if p.time is not None]
+        stations = [p.station for p in parts if p.station is not None]
+        t_msg = times[0] if times else t
+        src = stations[0] if stations else source
+        raw = tuple(p.line for p in parts)
+        self._decode(payload, parts[-1].fill, t_msg, src, raw, len(parts), out)
+
+    def _decode(
+        self,
+        payload: str,
+        fill: int,
+        t: float,
+        source: str,
+        raw: tuple[str, ...],
+        nlines: int,
+        out: list[Record],
+    ) -> None:
+        c = self.counters
+        c.messages += 1
+        try:
+            recs = decode_payload(payload, fill, t, source, raw)
+        except UnsupportedType:
+            c.unsupported_type += nlines
+            return
+        except Undecodable:
+            c.undecodable += nlines
+            return
+        c.decoded_lines += nlines
+        c.records += len(recs)
+        for r in recs:
+            if type(r) is StaticData:
+                self.registry.update(r)
+        out.extend(recs)
+
+    def _expire(self, now: float) -> None:
+        oldest = self._reasm.oldest()
+        if oldest is not None and oldest < now - self.fragment_timeout_s:
+            self.counters.orphan_fragment += self._reasm.expire(now)

@@ -1,19 +1,69 @@
-"""`vigia decode` (placeholder until its issue lands)."""
+"""`vigia decode FILE ...`: one JSON object per decoded message (CONTRACT section 4)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from ingest.counters import IngestCounters
+from ingest.csv_import import read_csv
+from ingest.decoder import Ingestor
+from ingest.errors import IngestError
+from ingest.jsonout import record_to_json
+from ingest.progress import progress
+from ingest.records import Record
+from ingest.sources import FileSource
 
 
 def register(sub: Any) -> None:
     """Add the sub-command to the parser."""
-    p: argparse.ArgumentParser = sub.add_parser("decode", help="(not yet available)")
+    p: argparse.ArgumentParser = sub.add_parser(
+        "decode",
+        help="decode AIS (NMEA files, '-' for stdin, or DMA/NOAA CSV) to JSON lines",
+        description=(
+            "Decode AIS NMEA files (plain or .gz; '-' reads standard input) or CSV exports "
+            "(.csv: Danish Maritime Authority or NOAA MarineCadastre) and write one JSON "
+            "object per decoded message to standard output. A summary of what was read "
+            "and skipped goes to standard error."
+        ),
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=run)
 
 
+def _is_csv(path: str) -> bool:
+    return path.lower().endswith((".csv", ".csv.gz"))
+
+
 def run(args: argparse.Namespace) -> int:
-    """Not implemented yet."""
-    print("vigia decode: not implemented yet", file=sys.stderr)
-    return 3
+    """Decode every file in order; exit 0, or 2 when a file is missing or unreadable."""
+    files: list[str] = args.files
+    # check every file first so that a typo in the last one writes nothing at all
+    for path in files:
+        if path != "-" and not Path(path).is_file():
+            raise IngestError(f"no such file: {path}")
+    ingestor = Ingestor()
+    csv_counters = IngestCounters()
+    write = sys.stdout.write
+    dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    for path in files:
+        records: Iterator[Record]
+        if _is_csv(path):
+            records = read_csv(path, counters=csv_counters)
+        else:
+            lines = progress(FileSource(path).lines(), desc=Path(path).name)
+            records = ingestor.feed_many(lines)
+        for rec in records:
+            write(dumps(record_to_json(rec)))
+            write("\n")
+    ingestor.flush()
+    sys.stdout.flush()
+    summary = ingestor.counters.summary()
+    if csv_counters.lines:
+        summary += ("; " if summary else "") + "csv: " + csv_counters.summary()
+    print(f"vigia decode: {summary or 'no input'}", file=sys.stderr)
+    return 0

@@ -1,0 +1,21 @@
+"""A progress bar on a terminal, nothing when output is piped or redirected."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+from tqdm import tqdm
+
+T = TypeVar("T")
+
+
+def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "") -> Iterator[T]:
+    """Wrap ``iterable`` in a tqdm bar on stderr, disabled unless stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield from iterable
+        return
+    yield from tqdm(
+        iterable, total=total, desc=desc or None, unit=" lines", file=sys.stderr, mininterval=0.5
+    )

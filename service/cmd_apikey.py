@@ -1,19 +1,39 @@
-"""`vigia apikey` (placeholder until its issue lands)."""
+"""`vigia apikey create`: a new random key; only its hash goes into the store."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
+
+from service.deps import ROLES, hash_key
+from service.settings import Settings
 
 
 def register(sub: Any) -> None:
     """Add the sub-command to the parser."""
-    p: argparse.ArgumentParser = sub.add_parser("apikey", help="(not yet available)")
+    p: argparse.ArgumentParser = sub.add_parser("apikey", help="manage API keys")
+    actions = p.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="create a key and print it (shown only once)")
+    create.add_argument("--role", required=True, choices=sorted(ROLES, key=ROLES.__getitem__))
+    create.add_argument("--name", default="", help="who or what the key is for")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Not implemented yet."""
-    print("vigia apikey: not implemented yet", file=sys.stderr)
-    return 3
+    """Create a key in the configured store and print it."""
+    from service.app import new_api_key
+    from service.store import open_repository
+
+    settings = Settings.load()
+    repo = open_repository(settings.database.url, sqlite_path=settings.database.sqlite_path)
+    try:
+        repo.migrate()
+        key = new_api_key()
+        record = repo.add_api_key(args.name or f"{args.role}-key", args.role, hash_key(key))
+    finally:
+        repo.close()
+    print(key)
+    import sys
+
+    print(f"created key {record.id} ({record.role}, {record.name})", file=sys.stderr)
+    return 0

@@ -1,19 +1,71 @@
-"""`vigia serve` (placeholder until its issue lands)."""
+"""`vigia serve`: the API and the ingest worker in one process, or either alone."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import signal
+import threading
 from typing import Any
+
+from service.settings import Settings
 
 
 def register(sub: Any) -> None:
     """Add the sub-command to the parser."""
-    p: argparse.ArgumentParser = sub.add_parser("serve", help="(not yet available)")
+    p: argparse.ArgumentParser = sub.add_parser(
+        "serve",
+        help="run the HTTP API and the ingest worker",
+        description="Run the API and the ingest worker (sources from VIGIA_INGEST_* settings).",
+    )
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port to listen on (default 8000)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--no-worker", action="store_true", help="serve the API only")
+    mode.add_argument("--worker-only", action="store_true", help="run the ingest worker only")
+    p.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
     p.set_defaults(func=run)
 
 
+def _run_worker_only(settings: Settings) -> int:
+    from service.app import Runtime
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    runtime = Runtime.start(settings, with_worker=True)
+    try:
+        stop.wait()
+    finally:
+        runtime.close()
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Not implemented yet."""
-    print("vigia serve: not implemented yet", file=sys.stderr)
-    return 3
+    """Build the settings, then run uvicorn with create_app (or the worker alone)."""
+    import logging
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    settings = Settings.load()
+    if args.host is not None:
+        settings.api.host = args.host
+    if args.port is not None:
+        settings.api.port = args.port
+    if args.no_worker:
+        settings.ingest.worker = False
+    if args.worker_only:
+        settings.ingest.worker = True
+        return _run_worker_only(settings)
+
+    import uvicorn
+
+    from service.app import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=settings.api.host,
+        port=settings.api.port,
+        log_level=args.log_level,
+    )
+    return 0

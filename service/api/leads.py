@@ -1,0 +1,218 @@
+"""Leads: a filtered, paged list, one lead, and its evidence as GeoJSON."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse
+
+from alerts.lead import Lead
+from ingest.records import iso_utc
+from service.api.params import (
+    BBOX_DESCRIPTION,
+    GEOJSON_MEDIA_TYPE,
+    TIME_DESCRIPTION,
+    GeoJSONResponse,
+    check_order,
+    clamp_limit,
+    get_settings,
+    page_links,
+    parse_bbox,
+    parse_time,
+)
+from service.deps import get_repository, require_role
+from service.errors import NotFoundError
+from service.problems import problem_responses
+from service.repository import LeadQuery, Repository
+from service.settings import Settings
+
+router = APIRouter(tags=["leads"], dependencies=[Depends(require_role("viewer"))])
+
+EXAMPLE_LEAD: dict[str, Any] = {
+    "id": "L-3f9c2a1b7d4e5f60",
+    "mmsi": 710000001,
+    "vessel": {"name": "MARIA DO MAR", "ship_type": 30, "length_m": 18.0, "flag_mid": 710},
+    "rule": "SEC-PLATFORM",
+    "citation": "NORMAM-07/DPC 0212 f)",
+    "zone_id": "plat-p66",
+    "zone_kind": "platform",
+    "zone_version": 1,
+    "started_at": "2024-03-01T12:00:00Z",
+    "ended_at": "2024-03-01T12:20:00Z",
+    "min_distance_m": 212.4,
+    "max_sog_kn": 6.1,
+    "closest_point": {"type": "Point", "coordinates": [-40.051, -22.371]},
+    "evidence": [
+        {
+            "t": "2024-03-01T12:00:00Z",
+            "lon": -40.055,
+            "lat": -22.37,
+            "sog": 6.1,
+            "cog": 80.0,
+            "nav_status": 0,
+        }
+    ],
+    "authority": "Capitania dos Portos do Rio de Janeiro",
+    "status": "new",
+}
+EXAMPLE_PAGE: dict[str, Any] = {
+    "leads": [EXAMPLE_LEAD],
+    "numberMatched": 1,
+    "numberReturned": 1,
+    "links": [{"rel": "self", "href": "http://127.0.0.1:8000/leads?rule=SEC-PLATFORM"}],
+}
+EXAMPLE_EVIDENCE: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [-40.055, -22.37]},
+            "properties": {"kind": "evidence", "t": "2024-03-01T12:00:00Z", "sog": 6.1},
+        }
+    ],
+    "properties": {"lead_id": "L-3f9c2a1b7d4e5f60", "rule": "SEC-PLATFORM"},
+}
+LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
+
+
+def evidence_geojson(lead: Lead) -> dict[str, Any]:
+    """The episode as GeoJSON: its path, each evidence point, and the closest approach."""
+    features: list[dict[str, Any]] = []
+    if len(lead.evidence) >= 2:
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {
+                    "type": "LineString",
+                    "coordinates": [[e.lon, e.lat] for e in lead.evidence],
+                },
+                "properties": {"kind": "path", "points": len(lead.evidence)},
+            }
+        )
+    for e in lead.evidence:
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [e.lon, e.lat]},
+                "properties": {"kind": "evidence", **e.to_json()},
+            }
+        )
+    features.append(
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [lead.closest_lon, lead.closest_lat]},
+            "properties": {
+                "kind": "closest_point",
+                "t": iso_utc(lead.closest_t),
+                "distance_m": round(lead.min_distance_m, 1),
+            },
+        }
+    )
+    summary = {k: v for k, v in lead.to_json().items() if k not in ("evidence", "raw_sentences")}
+    return {
+        "type": "FeatureCollection",
+        "features": features,
+        "properties": {"lead_id": lead.id, **summary},
+    }
+
+
+@router.get(
+    "/leads",
+    summary="List leads",
+    responses={
+        200: {"content": {"application/json": {"example": EXAMPLE_PAGE}}},
+        **problem_responses(401, 403, 422),
+    },
+)
+def list_leads(
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+    rule: Annotated[str | None, Query(max_length=64, examples=["SEC-PLATFORM"])] = None,
+    zone_id: Annotated[str | None, Query(max_length=200)] = None,
+    mmsi: Annotated[int | None, Query(ge=0, le=999_999_999)] = None,
+    status: Annotated[str | None, Query(max_length=32, examples=["new"])] = None,
+    start: Annotated[
+        str | None, Query(description="leads still going on at or after this; " + TIME_DESCRIPTION)
+    ] = None,
+    end: Annotated[
+        str | None, Query(description="leads started at or before this; " + TIME_DESCRIPTION)
+    ] = None,
+    bbox: Annotated[
+        str | None, Query(description="on the closest point; " + BBOX_DESCRIPTION)
+    ] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> dict[str, Any]:
+    """Leads, newest first, filtered by rule, zone, vessel, status, time and bbox."""
+    t0, t1 = parse_time(start, "start"), parse_time(end, "end")
+    check_order(t0, t1)
+    query = LeadQuery(
+        rule=rule,
+        zone_id=zone_id,
+        mmsi=mmsi,
+        status=status,
+        start=t0,
+        end=t1,
+        bbox=parse_bbox(bbox),
+    )
+    size = clamp_limit(limit, settings)
+    leads, total = repo.list_leads(query, size, offset)
+    return {
+        "leads": [lead.to_json() for lead in leads],
+        "numberMatched": total,
+        "numberReturned": len(leads),
+        "links": page_links(request, offset, size, len(leads), total),
+    }
+
+
+def _lead(repo: Repository, lead_id: str) -> Lead:
+    lead = repo.get_lead(lead_id)
+    if lead is None:
+        raise NotFoundError(f"no lead with id {lead_id!r}")
+    return lead
+
+
+@router.get(
+    "/leads/{lead_id}",
+    summary="One lead",
+    responses={
+        200: {
+            "content": {
+                "application/json": {"example": EXAMPLE_LEAD},
+                GEOJSON_MEDIA_TYPE: {"example": EXAMPLE_EVIDENCE},
+            }
+        },
+        **problem_responses(401, 403, 404),
+    },
+)
+def get_lead(
+    lead_id: LeadId,
+    repo: Annotated[Repository, Depends(get_repository)],
+    f: Annotated[
+        Literal["json", "geojson"] | None,
+        Query(description="`geojson` for the evidence as a FeatureCollection"),
+    ] = None,
+) -> JSONResponse:
+    """The lead JSON (CONTRACT section 3), or its evidence as GeoJSON with ``f=geojson``."""
+    lead = _lead(repo, lead_id)
+    if f == "geojson":
+        return GeoJSONResponse(evidence_geojson(lead))
+    return JSONResponse(lead.to_json())
+
+
+@router.get(
+    "/leads/{lead_id}/evidence",
+    summary="A lead's evidence as GeoJSON",
+    response_class=GeoJSONResponse,
+    responses={
+        200: {"content": {GEOJSON_MEDIA_TYPE: {"example": EXAMPLE_EVIDENCE}}},
+        **problem_responses(401, 403, 404),
+    },
+)
+def lead_evidence(
+    lead_id: LeadId, repo: Annotated[Repository, Depends(get_repository)]
+) -> GeoJSONResponse:
+    """The episode's path, evidence points and closest approach as a FeatureCollection."""
+    return GeoJSONResponse(evidence_geojson(_lead(repo, lead_id)))

@@ -1,0 +1,125 @@
+"""Query-parameter parsing shared by the routers: bbox, times, intervals, paging links."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from service.errors import RequestInvalidError
+from service.repository import BBox
+from service.settings import Settings
+
+GEOJSON_MEDIA_TYPE = "application/geo+json"
+BBOX_DESCRIPTION = (
+    "min lon, min lat, max lon, max lat in WGS84 degrees, comma-separated "
+    "(OGC API - Features); e.g. -43.3,-23.1,-43.0,-22.8"
+)
+TIME_DESCRIPTION = "ISO 8601 instant (UTC if no offset) or Unix seconds"
+
+
+class GeoJSONResponse(JSONResponse):
+    """A JSON response served as ``application/geo+json``."""
+
+    media_type = GEOJSON_MEDIA_TYPE
+
+
+def get_settings(request: Request) -> Settings:
+    """The app's settings."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def parse_bbox(text: str | None) -> BBox | None:
+    """``minlon,minlat,maxlon,maxlat`` (a 6-number 3D bbox drops its heights)."""
+    if text is None or text == "":
+        return None
+    parts = text.split(",")
+    if len(parts) not in (4, 6):
+        raise RequestInvalidError(f"bbox needs 4 comma-separated numbers, got {len(parts)}")
+    try:
+        nums = [float(p) for p in parts]
+    except ValueError:
+        raise RequestInvalidError(f"bbox {text!r} is not a list of numbers") from None
+    if not all(math.isfinite(n) for n in nums):
+        raise RequestInvalidError("bbox values must be finite numbers")
+    if len(nums) == 6:
+        nums = [nums[0], nums[1], nums[3], nums[4]]
+    x0, y0, x1, y1 = nums
+    if not (-180 <= x0 <= 180 and -180 <= x1 <= 180 and -90 <= y0 <= 90 and -90 <= y1 <= 90):
+        raise RequestInvalidError("bbox is out of range: longitudes -180..180, latitudes -90..90")
+    if y0 > y1:
+        raise RequestInvalidError("bbox min lat is above its max lat")
+    if x0 > x1:
+        raise RequestInvalidError("bbox crossing the antimeridian is not supported")
+    return (x0, y0, x1, y1)
+
+
+def parse_time(text: str | None, name: str) -> float | None:
+    """An ISO 8601 instant or Unix seconds, as Unix seconds."""
+    if text is None or text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    else:
+        if not math.isfinite(value) or abs(value) > 1e11:
+            raise RequestInvalidError(f"{name} {text!r} is not a usable Unix time")
+        return value
+    try:
+        dt = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError:
+        raise RequestInvalidError(f"{name} {text!r} is not an ISO 8601 time") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    try:
+        return dt.timestamp()
+    except (OverflowError, OSError, ValueError):
+        raise RequestInvalidError(f"{name} {text!r} is out of range") from None
+
+
+def parse_interval(text: str | None) -> tuple[float | None, float | None] | None:
+    """OGC ``datetime``: an instant, or ``start/end`` with ``..`` (or empty) for open ends."""
+    if text is None or text == "":
+        return None
+    if "/" not in text:
+        t = parse_time(text, "datetime")
+        return (t, t)
+    start_text, _, end_text = text.partition("/")
+    start = None if start_text in ("", "..") else parse_time(start_text, "datetime start")
+    end = None if end_text in ("", "..") else parse_time(end_text, "datetime end")
+    if start is not None and end is not None and start > end:
+        raise RequestInvalidError("datetime interval ends before it starts")
+    return (start, end)
+
+
+def check_order(start: float | None, end: float | None) -> None:
+    """Refuse a time range that ends before it starts."""
+    if start is not None and end is not None and start > end:
+        raise RequestInvalidError("end is before start")
+
+
+def clamp_limit(limit: int | None, settings: Settings) -> int:
+    """The page size asked for, bounded by the configured maximum (OGC: servers clamp)."""
+    if limit is None:
+        return settings.api.default_page_limit
+    return min(limit, settings.api.max_page_limit)
+
+
+def page_links(
+    request: Request, offset: int, limit: int, returned: int, total: int | None
+) -> list[dict[str, Any]]:
+    """``self``, and ``next``/``prev`` links when there are such pages."""
+    links: list[dict[str, Any]] = [{"rel": "self", "href": str(request.url)}]
+    more = offset + returned < total if total is not None else returned >= limit
+    if more and returned > 0:
+        href = str(request.url.include_query_params(offset=offset + returned, limit=limit))
+        links.append({"rel": "next", "href": href})
+    if offset > 0:
+        href = str(request.url.include_query_params(offset=max(0, offset - limit), limit=limit))
+        links.append({"rel": "prev", "href": href})
+    return links

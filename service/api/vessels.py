@@ -1,0 +1,204 @@
+"""Vessels: latest positions in a bbox, static data, tracks, and the ingest counters."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+
+from ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc
+from service.api.params import (
+    BBOX_DESCRIPTION,
+    GEOJSON_MEDIA_TYPE,
+    TIME_DESCRIPTION,
+    GeoJSONResponse,
+    check_order,
+    clamp_limit,
+    get_settings,
+    page_links,
+    parse_bbox,
+    parse_time,
+)
+from service.deps import get_repository, require_role
+from service.errors import NotFoundError
+from service.problems import problem_responses
+from service.repository import Repository
+from service.settings import Settings
+
+router = APIRouter(tags=["vessels"], dependencies=[Depends(require_role("viewer"))])
+
+Mmsi = Annotated[int, Path(ge=0, le=999_999_999, description="the vessel's MMSI")]
+EXAMPLE_POINT: dict[str, Any] = {
+    "type": "Feature",
+    "id": 710000001,
+    "geometry": {"type": "Point", "coordinates": [-43.17, -22.9]},
+    "properties": {"mmsi": 710000001, "t": "2024-03-01T12:00:00Z", "sog": 8.2, "cog": 91.0},
+}
+EXAMPLE_POSITIONS: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [EXAMPLE_POINT],
+    "numberReturned": 1,
+    "links": [{"rel": "self", "href": "http://127.0.0.1:8000/vessels?limit=1"}],
+}
+EXAMPLE_TRACK: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {"type": "LineString", "coordinates": [[-43.17, -22.9], [-43.16, -22.9]]},
+            "properties": {"mmsi": 710000001, "kind": "track", "points": 2},
+        },
+        EXAMPLE_POINT,
+    ],
+}
+EXAMPLE_VESSEL: dict[str, Any] = {
+    "mmsi": 710000001,
+    "name": "MARIA DO MAR",
+    "callsign": "PP1234",
+    "imo": None,
+    "ship_type": 30,
+    "length_m": 18.0,
+    "beam_m": 5.0,
+    "destination": "RIO",
+    "flag_mid": 710,
+    "device_class": "vessel",
+    "updated_at": "2024-03-01T11:58:00Z",
+}
+
+
+def _json(example: dict[str, Any], media: str = "application/json") -> dict[int | str, Any]:
+    return {200: {"content": {media: {"example": example}}}}
+
+
+def position_properties(p: Position) -> dict[str, Any]:
+    """A position's properties as GeoJSON feature properties."""
+    return {
+        "mmsi": p.mmsi,
+        "t": iso_utc(p.t),
+        "msg_type": p.msg_type,
+        "sog": p.sog,
+        "cog": p.cog,
+        "heading": p.heading,
+        "nav_status": p.nav_status,
+    }
+
+
+def point_feature(p: Position, with_id: bool = True) -> dict[str, Any]:
+    """A position as a GeoJSON Point feature."""
+    feature: dict[str, Any] = {
+        "type": "Feature",
+        "geometry": {"type": "Point", "coordinates": [p.lon, p.lat]},
+        "properties": position_properties(p),
+    }
+    if with_id:
+        feature["id"] = p.mmsi
+    return feature
+
+
+def vessel_json(v: VesselInfo) -> dict[str, Any]:
+    """A vessel's static data as JSON."""
+    return {
+        "mmsi": v.mmsi,
+        "name": v.name,
+        "callsign": v.callsign,
+        "imo": v.imo,
+        "ship_type": v.ship_type,
+        "length_m": v.length_m,
+        "beam_m": v.beam_m,
+        "destination": v.destination,
+        "flag_mid": flag_mid(v.mmsi),
+        "device_class": device_class(v.mmsi),
+        "updated_at": None if v.updated_at is None else iso_utc(v.updated_at),
+    }
+
+
+@router.get(
+    "/vessels",
+    summary="Latest positions",
+    response_class=GeoJSONResponse,
+    responses={**_json(EXAMPLE_POSITIONS, GEOJSON_MEDIA_TYPE), **problem_responses(401, 403, 422)},
+)
+def latest_positions(
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> GeoJSONResponse:
+    """Each vessel's latest known position, optionally inside a bbox."""
+    box = parse_bbox(bbox)
+    size = clamp_limit(limit, settings)
+    rows = [p for p in repo.latest_positions(box, size, offset) if p.lon is not None]
+    body = {
+        "type": "FeatureCollection",
+        "features": [point_feature(p) for p in rows],
+        "numberReturned": len(rows),
+        "links": page_links(request, offset, size, len(rows), None),
+    }
+    return GeoJSONResponse(body)
+
+
+@router.get(
+    "/vessels/{mmsi}",
+    summary="A vessel's static data",
+    responses={**_json(EXAMPLE_VESSEL), **problem_responses(401, 403, 404, 422)},
+)
+def vessel(mmsi: Mmsi, repo: Annotated[Repository, Depends(get_repository)]) -> dict[str, Any]:
+    """The latest static and voyage data of one vessel."""
+    info = repo.get_vessel(mmsi)
+    if info is None:
+        raise NotFoundError(f"no static data for MMSI {mmsi}")
+    return vessel_json(info)
+
+
+@router.get(
+    "/vessels/{mmsi}/track",
+    summary="A vessel's track",
+    response_class=GeoJSONResponse,
+    responses={**_json(EXAMPLE_TRACK, GEOJSON_MEDIA_TYPE), **problem_responses(401, 403, 422)},
+)
+def track(
+    mmsi: Mmsi,
+    repo: Annotated[Repository, Depends(get_repository)],
+    start: Annotated[str | None, Query(description=TIME_DESCRIPTION)] = None,
+    end: Annotated[str | None, Query(description=TIME_DESCRIPTION)] = None,
+) -> GeoJSONResponse:
+    """Positions between two times: a LineString feature, then one Point per position."""
+    t0, t1 = parse_time(start, "start"), parse_time(end, "end")
+    check_order(t0, t1)
+    points = [p for p in repo.track(mmsi, t0, t1) if p.lon is not None and p.lat is not None]
+    features: list[dict[str, Any]] = []
+    if len(points) >= 2:
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "LineString", "coordinates": [[p.lon, p.lat] for p in points]},
+                "properties": {
+                    "mmsi": mmsi,
+                    "kind": "track",
+                    "points": len(points),
+                    "start": iso_utc(points[0].t),
+                    "end": iso_utc(points[-1].t),
+                },
+            }
+        )
+    features.extend(point_feature(p, with_id=False) for p in points)
+    return GeoJSONResponse({"type": "FeatureCollection", "features": features})
+
+
+@router.get(
+    "/ingest/counters",
+    summary="Ingest counters",
+    responses={
+        **_json({"lines": 1200, "sentences_ok": 1180, "positions_stored": 950}),
+        **problem_responses(401, 403),
+    },
+)
+def ingest_counters(
+    request: Request, repo: Annotated[Repository, Depends(get_repository)]
+) -> dict[str, Any]:
+    """Cumulative ingest counters: live from the running worker, else as last persisted."""
+    worker = getattr(request.app.state, "worker", None)
+    counters = worker.counters() if worker is not None else repo.load_counters()
+    return {"worker_running": worker is not None, "counters": counters}

@@ -1,0 +1,379 @@
+"""Zones over OGC API - Features: landing page, conformance, the collection and its items.
+
+Uploads are validated exactly as zone files are (``zones.catalogue``): one bad feature
+refuses the whole upload with a 422 naming it, and the store is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+
+from service.api.params import (
+    BBOX_DESCRIPTION,
+    GEOJSON_MEDIA_TYPE,
+    GeoJSONResponse,
+    clamp_limit,
+    get_settings,
+    page_links,
+    parse_bbox,
+    parse_interval,
+)
+from service.deps import get_repository, require_role
+from service.errors import NotFoundError, PayloadTooLargeError, RequestInvalidError
+from service.problems import problem_responses
+from service.repository import Repository
+from service.settings import Settings
+from zones.catalogue import parse_feature_collection, zone_to_feature
+from zones.model import Zone
+
+router = APIRouter(tags=["zones"], dependencies=[Depends(require_role("viewer"))])
+admin = [Depends(require_role("admin"))]
+
+CONFORMANCE = [
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
+]
+EXAMPLE_FEATURE: dict[str, Any] = {
+    "type": "Feature",
+    "id": "plat-p66",
+    "geometry": {"type": "Point", "coordinates": [-40.05, -22.37]},
+    "properties": {"id": "plat-p66", "kind": "platform", "name": "P-66", "version": 1},
+}
+EXAMPLE_COLLECTION: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [EXAMPLE_FEATURE],
+    "numberMatched": 1,
+    "numberReturned": 1,
+    "links": [{"rel": "self", "href": "http://127.0.0.1:8000/collections/zones/items?limit=10"}],
+}
+_READ_ERRORS = problem_responses(401, 403, 422)
+_WRITE_ERRORS = problem_responses(401, 403, 404, 413, 422)
+_UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            GEOJSON_MEDIA_TYPE: {
+                "schema": {"type": "object", "properties": {"type": {"type": "string"}}},
+                "examples": {
+                    "feature": {"summary": "one zone", "value": EXAMPLE_FEATURE},
+                    "collection": {
+                        "summary": "several zones",
+                        "value": {"type": "FeatureCollection", "features": [EXAMPLE_FEATURE]},
+                    },
+                },
+            },
+            "application/json": {"schema": {"type": "object"}},
+        },
+    }
+}
+
+
+def _geojson_example(example: dict[str, Any]) -> dict[int | str, dict[str, Any]]:
+    return {200: {"content": {GEOJSON_MEDIA_TYPE: {"example": example}}}}
+
+
+def feature_of(zone: Zone) -> dict[str, Any]:
+    """A zone as a GeoJSON Feature, with its version among the properties."""
+    feature = zone_to_feature(zone)
+    feature["id"] = zone.id
+    feature.setdefault("properties", {})["version"] = zone.version
+    return feature
+
+
+def _overlaps(zone: Zone, start: float | None, end: float | None) -> bool:
+    """Whether the zone is in force at some moment of [start, end] (None: open end)."""
+    vf = None if zone.valid_from is None else zone.valid_from.timestamp()
+    vt = None if zone.valid_to is None else zone.valid_to.timestamp()
+    return (vf is None or end is None or vf <= end) and (vt is None or start is None or vt >= start)
+
+
+@router.get(
+    "/",
+    summary="Landing page",
+    responses={200: {"content": {"application/json": {"example": {"title": "Vigia"}}}}},
+)
+def landing(request: Request) -> dict[str, Any]:
+    """Links to the API description, conformance and collections."""
+    base = str(request.base_url).rstrip("/")
+    return {
+        "title": "Vigia",
+        "description": "AIS watch over NORMAM-07 closed areas and NORMAM-20 ballast rules",
+        "links": [
+            {"rel": "self", "href": f"{base}/", "type": "application/json"},
+            {"rel": "service-desc", "href": f"{base}/openapi.json", "type": "application/json"},
+            {"rel": "conformance", "href": f"{base}/conformance"},
+            {"rel": "data", "href": f"{base}/collections"},
+        ],
+    }
+
+
+@router.get(
+    "/conformance",
+    summary="Conformance classes",
+    responses={200: {"content": {"application/json": {"example": {"conformsTo": CONFORMANCE}}}}},
+)
+def conformance() -> dict[str, Any]:
+    """The OGC API - Features conformance classes implemented."""
+    return {"conformsTo": CONFORMANCE}
+
+
+def _collection(request: Request) -> dict[str, Any]:
+    base = str(request.base_url).rstrip("/")
+    return {
+        "id": "zones",
+        "title": "NORMAM-07 zones",
+        "description": "Areas closed to traffic; every edit makes a new version",
+        "itemType": "feature",
+        "crs": ["http://www.opengis.net/def/crs/OGC/1.3/CRS84"],
+        "links": [
+            {"rel": "items", "href": f"{base}/collections/zones/items", "type": GEOJSON_MEDIA_TYPE}
+        ],
+    }
+
+
+@router.get(
+    "/collections",
+    summary="Collections",
+    responses={
+        200: {"content": {"application/json": {"example": {"collections": [{"id": "zones"}]}}}}
+    },
+)
+def collections(request: Request) -> dict[str, Any]:
+    """The feature collections served (zones)."""
+    return {"collections": [_collection(request)], "links": []}
+
+
+@router.get(
+    "/collections/zones",
+    summary="The zones collection",
+    responses={200: {"content": {"application/json": {"example": {"id": "zones"}}}}},
+)
+def zones_collection(request: Request) -> dict[str, Any]:
+    """Metadata of the zones collection."""
+    return _collection(request)
+
+
+@router.get(
+    "/collections/zones/items",
+    summary="List zones",
+    response_class=GeoJSONResponse,
+    responses={**_geojson_example(EXAMPLE_COLLECTION), **_READ_ERRORS},
+)
+def list_zone_items(
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    datetime: Annotated[
+        str | None,
+        Query(description="instant or interval (start/end, `..` open): zones in force then"),
+    ] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100_000, description="page size")] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> GeoJSONResponse:
+    """Current zones as a GeoJSON FeatureCollection, filtered and paged."""
+    box = parse_bbox(bbox)
+    interval = parse_interval(datetime)
+    size = clamp_limit(limit, settings)
+    if interval is not None and interval[0] != interval[1]:
+        everything, _ = repo.list_zones(box, None, 10_000_000, 0)
+        matched = [z for z in everything if _overlaps(z, *interval)]
+        page, total = matched[offset : offset + size], len(matched)
+    else:
+        at = None if interval is None else interval[0]
+        page, total = repo.list_zones(box, at, size, offset)
+    body = {
+        "type": "FeatureCollection",
+        "features": [feature_of(z) for z in page],
+        "numberMatched": total,
+        "numberReturned": len(page),
+        "links": page_links(request, offset, size, len(page), total),
+    }
+    return GeoJSONResponse(body)
+
+
+@router.get(
+    "/collections/zones/items/{zone_id}",
+    summary="One zone",
+    response_class=GeoJSONResponse,
+    responses={**_geojson_example(EXAMPLE_FEATURE), **problem_responses(401, 403, 404)},
+)
+def get_zone_item(
+    zone_id: Annotated[str, Path(max_length=200)],
+    repo: Annotated[Repository, Depends(get_repository)],
+    version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
+) -> GeoJSONResponse:
+    """The current version of one zone (or the version asked for)."""
+    zone = repo.get_zone(zone_id, version)
+    if zone is None:
+        raise NotFoundError(f"no zone with id {zone_id!r}")
+    return GeoJSONResponse(feature_of(zone))
+
+
+async def _read_upload(request: Request, settings: Settings) -> dict[str, Any]:
+    """The request body as a GeoJSON object, refusing oversized uploads before parsing."""
+    limit = settings.api.max_upload_bytes
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLargeError(f"the upload is {declared} bytes; the limit is {limit}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLargeError(f"the upload is over {limit} bytes, the limit")
+        chunks.append(chunk)
+    try:
+        obj = json.loads(b"".join(chunks))
+    except (ValueError, RecursionError):
+        raise RequestInvalidError("the body is not valid JSON") from None
+    if not isinstance(obj, dict):
+        raise RequestInvalidError("the body must be a GeoJSON Feature or FeatureCollection")
+    return obj
+
+
+def _count_vertices(coords: Any) -> int:
+    stack, n = [coords], 0
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list) and item and all(isinstance(c, int | float) for c in item):
+            n += 1
+        elif isinstance(item, list):
+            stack.extend(item)
+    return n
+
+
+def _geometry_vertices(geometry: Any) -> int:
+    if not isinstance(geometry, dict):
+        return 0
+    if geometry.get("type") == "GeometryCollection":
+        return sum(_geometry_vertices(g) for g in geometry.get("geometries") or [])
+    return _count_vertices(geometry.get("coordinates"))
+
+
+def _as_collection(obj: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """A Feature or FeatureCollection as a FeatureCollection within the size limits."""
+    if obj.get("type") == "Feature":
+        obj = {"type": "FeatureCollection", "features": [obj]}
+    elif obj.get("type") != "FeatureCollection":
+        raise RequestInvalidError("the body must be a GeoJSON Feature or FeatureCollection")
+    features = obj.get("features")
+    if not isinstance(features, list):
+        raise RequestInvalidError("the FeatureCollection has no features list")
+    api = settings.api
+    if len(features) > api.max_upload_features:
+        raise PayloadTooLargeError(
+            f"the upload has {len(features)} features; the limit is {api.max_upload_features}"
+        )
+    vertices = sum(_geometry_vertices(f.get("geometry")) for f in features if isinstance(f, dict))
+    if vertices > api.max_upload_vertices:
+        raise PayloadTooLargeError(
+            f"the upload has {vertices} vertices; the limit is {api.max_upload_vertices}"
+        )
+    return obj
+
+
+def _zones_changed(request: Request) -> None:
+    hook = getattr(request.app.state, "on_zones_changed", None)
+    if hook is not None:
+        hook()
+
+
+@router.post(
+    "/collections/zones/items",
+    summary="Create or replace zones (admin)",
+    status_code=201,
+    response_class=GeoJSONResponse,
+    dependencies=admin,
+    openapi_extra=_UPLOAD_BODY,
+    responses={
+        201: {"content": {GEOJSON_MEDIA_TYPE: {"example": EXAMPLE_COLLECTION}}},
+        **_WRITE_ERRORS,
+    },
+)
+async def create_zone_items(
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+) -> GeoJSONResponse:
+    """Add a Feature or a FeatureCollection of zones; an existing id gets a new version."""
+    collection = _as_collection(await _read_upload(request, settings), settings)
+    zones = parse_feature_collection(collection, file=None)
+    stored = repo.put_zones(zones)
+    _zones_changed(request)
+    body = {
+        "type": "FeatureCollection",
+        "features": [feature_of(z) for z in stored],
+        "numberReturned": len(stored),
+    }
+    headers = {}
+    if len(stored) == 1:
+        headers["Location"] = str(request.url_for("get_zone_item", zone_id=stored[0].id))
+    return GeoJSONResponse(body, status_code=201, headers=headers)
+
+
+@router.put(
+    "/collections/zones/items/{zone_id}",
+    summary="Replace a zone (admin)",
+    response_class=GeoJSONResponse,
+    dependencies=admin,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                GEOJSON_MEDIA_TYPE: {"schema": {"type": "object"}, "example": EXAMPLE_FEATURE}
+            },
+        }
+    },
+    responses={**_geojson_example(EXAMPLE_FEATURE), **_WRITE_ERRORS},
+)
+async def replace_zone_item(
+    zone_id: Annotated[str, Path(max_length=200)],
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+) -> GeoJSONResponse:
+    """Replace one zone with a Feature; the zone gets a new version."""
+    obj = await _read_upload(request, settings)
+    if obj.get("type") != "Feature":
+        raise RequestInvalidError("PUT takes one GeoJSON Feature")
+    props = obj.get("properties")
+    if isinstance(props, dict):
+        if props.get("id") is None:
+            obj = {**obj, "properties": {**props, "id": zone_id}}
+        elif props.get("id") != zone_id:
+            raise RequestInvalidError(
+                f"the feature's id {props.get('id')!r} differs from the path's {zone_id!r}"
+            )
+    collection = _as_collection(obj, settings)
+    zones = parse_feature_collection(collection, file=None)
+    if repo.get_zone(zone_id) is None:
+        raise NotFoundError(f"no zone with id {zone_id!r}")
+    stored = repo.put_zones(zones)
+    _zones_changed(request)
+    return GeoJSONResponse(feature_of(stored[0]))
+
+
+@router.delete(
+    "/collections/zones/items/{zone_id}",
+    summary="Retire a zone (admin)",
+    status_code=204,
+    response_class=Response,
+    dependencies=admin,
+    responses={204: {"description": "retired"}, **problem_responses(401, 403, 404)},
+)
+def delete_zone_item(
+    zone_id: Annotated[str, Path(max_length=200)],
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+) -> Response:
+    """Retire a zone; its versions stay for the leads that cite them."""
+    if not repo.delete_zone(zone_id):
+        raise NotFoundError(f"no zone with id {zone_id!r}")
+    _zones_changed(request)
+    return Response(status_code=204)

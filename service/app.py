@@ -1,0 +1,159 @@
+"""The FastAPI application: ``create_app(settings)`` and the runtime its lifespan owns.
+
+The runtime (store, migrations, bundled zones, the ingest worker) is also used alone by
+``vigia serve --worker-only``.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from fastapi import FastAPI
+
+from service.api import include_routers
+from service.deps import hash_key
+from service.metrics import ServiceMetrics
+from service.problems import install_problem_handlers
+from service.repository import Repository
+from service.settings import Settings
+from service.worker import IngestWorker
+from zones.model import Zone
+
+log = logging.getLogger("vigia.service")
+_ALL = 10_000_000
+
+DESCRIPTION = """\
+Vigia watches AIS traffic in Brazilian waters against the areas NORMAM-07 closes to
+traffic and raises infraction leads.
+
+Every route but `/healthz` needs an `X-API-Key` header (create one with
+`vigia apikey create --role viewer|inspector|admin`): 401 without a key, 403 when the
+key's role is too low. Errors are `application/problem+json`.
+"""
+
+
+def current_zones(repo: Repository) -> list[Zone]:
+    """Every current zone in the store."""
+    zones, _ = repo.list_zones(None, None, _ALL, 0)
+    return zones
+
+
+def load_bundled_zones(repo: Repository, settings: Settings) -> int:
+    """Load the bundled (or configured) zone folder into an empty store; returns how many."""
+    if not settings.zones.load_bundled or repo.count_zones() > 0:
+        return 0
+    from zones.catalogue import bundled_zones_dir, load_zones
+
+    folder = settings.zones.zones_dir or str(bundled_zones_dir())
+    try:
+        zones = load_zones([folder])
+    except Exception as exc:
+        log.warning("bundled zones not loaded from %s: %s", folder, exc)
+        return 0
+    repo.put_zones(zones)
+    log.info("loaded %d bundled zones from %s", len(zones), folder)
+    return len(zones)
+
+
+def _bootstrap_key(repo: Repository, settings: Settings) -> None:
+    key = settings.auth.bootstrap_admin_key
+    if key is None:
+        return
+    digest = hash_key(key.get_secret_value())
+    if repo.find_api_key(digest) is None:
+        repo.add_api_key("bootstrap-admin", "admin", digest)
+
+
+def new_api_key() -> str:
+    """A new random API key."""
+    return secrets.token_urlsafe(32)
+
+
+@dataclass
+class Runtime:
+    """What the service holds while it runs: the store and, unless off, the worker."""
+
+    settings: Settings
+    repository: Repository
+    worker: IngestWorker | None
+
+    @classmethod
+    def start(
+        cls, settings: Settings, *, with_worker: bool, repository: Repository | None = None
+    ) -> Runtime:
+        """Open the store (unless given one), migrate it, load bundled zones, start the worker."""
+        if repository is None:
+            from service.store import open_repository
+
+            db = settings.database
+            repo = open_repository(db.url, sqlite_path=db.sqlite_path)
+        else:
+            repo = repository
+        try:
+            repo.migrate()
+            load_bundled_zones(repo, settings)
+            _bootstrap_key(repo, settings)
+            worker = None
+            if with_worker:
+                worker = IngestWorker(repo, settings.ingest, current_zones(repo))
+                worker.start()
+        except BaseException:
+            repo.close()
+            raise
+        return cls(settings, repo, worker)
+
+    def zones_changed(self) -> None:
+        """Rebuild the worker's zone index after an edit."""
+        if self.worker is not None:
+            self.worker.reload_zones(current_zones(self.repository))
+
+    def close(self) -> None:
+        """Stop the worker (storing what it holds), then release the store."""
+        try:
+            if self.worker is not None:
+                self.worker.stop()
+        finally:
+            self.repository.close()
+
+
+def create_app(
+    settings: Settings | None = None, *, repository: Repository | None = None
+) -> FastAPI:
+    """The Vigia API; its lifespan opens the store (or takes ``repository``, which it then
+    closes too) and runs the worker if enabled."""
+    settings = settings if settings is not None else Settings.load()
+    metrics = ServiceMetrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = Runtime.start(settings, with_worker=settings.ingest.worker, repository=repository)
+        app.state.runtime = runtime
+        app.state.repository = runtime.repository
+        app.state.worker = runtime.worker
+        app.state.on_zones_changed = runtime.zones_changed
+        if runtime.worker is not None:
+            metrics.attach(runtime.worker.snapshot)
+        try:
+            yield
+        finally:
+            metrics.attach(lambda: None)
+            app.state.worker = None
+            runtime.close()
+
+    app = FastAPI(
+        title="Vigia",
+        version="0.1.0",
+        summary="AIS watch over NORMAM-07 closed areas and NORMAM-20 ballast rules",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.worker = None
+    install_problem_handlers(app)
+    include_routers(app)
+    return app

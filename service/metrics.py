@@ -1,0 +1,99 @@
+"""Prometheus metrics of one app, on its own registry (never the process-global one).
+
+The worker owns the counts; a collector reads its snapshot at scrape time, so numbers
+are never counted twice and two apps in one process (tests) never collide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+@dataclass(slots=True)
+class IngestSnapshot:
+    """What the worker has done so far (cumulative counts) and how far behind it is."""
+
+    sentences_by_result: dict[str, int] = field(default_factory=dict)
+    decode_errors_by_reason: dict[str, int] = field(default_factory=dict)
+    positions_stored: int = 0
+    vessels_stored: int = 0
+    leads_by_rule: dict[str, int] = field(default_factory=dict)
+    ingest_lag_s: float | None = None
+    last_message_age_s: float | None = None
+    buffered: int = 0
+    running: bool = False
+
+
+class _SnapshotCollector(Collector):
+    """Turns the current snapshot into metric families."""
+
+    def __init__(self, source: Callable[[], IngestSnapshot | None]) -> None:
+        self._source = source
+
+    def collect(self) -> Iterator[Metric]:
+        snap = self._source() or IngestSnapshot()
+        sentences = CounterMetricFamily(
+            "vigia_sentences", "NMEA sentences read, by result", labels=["result"]
+        )
+        for result, n in sorted(snap.sentences_by_result.items()):
+            sentences.add_metric([result], n)
+        yield sentences
+        errors = CounterMetricFamily(
+            "vigia_decode_errors", "Sentences skipped as undecodable, by reason", labels=["reason"]
+        )
+        for reason, n in sorted(snap.decode_errors_by_reason.items()):
+            errors.add_metric([reason], n)
+        yield errors
+        yield CounterMetricFamily(
+            "vigia_positions_stored", "Positions written to the store", value=snap.positions_stored
+        )
+        yield CounterMetricFamily(
+            "vigia_vessels_stored", "Vessel static records written", value=snap.vessels_stored
+        )
+        leads = CounterMetricFamily("vigia_leads", "Leads raised, by rule", labels=["rule"])
+        for rule, n in sorted(snap.leads_by_rule.items()):
+            leads.add_metric([rule], n)
+        yield leads
+        lag = GaugeMetricFamily(
+            "vigia_ingest_lag_seconds",
+            "Receipt time minus message time of the last position (NaN before the first)",
+        )
+        lag.add_metric([], float("nan") if snap.ingest_lag_s is None else snap.ingest_lag_s)
+        yield lag
+        age = GaugeMetricFamily(
+            "vigia_last_message_age_seconds", "Seconds since the worker last received a line"
+        )
+        age.add_metric(
+            [], float("nan") if snap.last_message_age_s is None else snap.last_message_age_s
+        )
+        yield age
+        yield GaugeMetricFamily(
+            "vigia_write_buffer", "Records waiting to be written to the store", value=snap.buffered
+        )
+        yield GaugeMetricFamily(
+            "vigia_worker_running", "1 while the ingest worker runs", value=int(snap.running)
+        )
+
+
+class ServiceMetrics:
+    """The app's metrics registry, fed by whatever snapshot source is attached."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=False)
+        self._source: Callable[[], IngestSnapshot | None] = lambda: None
+        self.registry.register(_SnapshotCollector(lambda: self._source()))
+
+    def attach(self, source: Callable[[], IngestSnapshot | None]) -> None:
+        """Read counts from ``source`` (the worker's snapshot) from now on."""
+        self._source = source
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition of every metric."""
+        return bytes(generate_latest(self.registry))

@@ -1,0 +1,143 @@
+"""Every error the API answers with is an RFC 9457 ``application/problem+json`` body.
+
+Domain errors map to statuses through the one table in ``service/errors.py``; request
+validation, unknown routes and wrong methods get the same shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ingest.errors import VigiaError
+from service.errors import status_for
+from zones.model import ZoneError
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+PROBLEM_BASE = "urn:vigia:problem:"
+log = logging.getLogger("vigia.api")
+
+#: a schema for the OpenAPI document's error responses
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "title", "status"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "instance": {"type": "string"},
+        "feature": {"type": ["string", "null"]},
+        "reason": {"type": "string"},
+        "errors": {"type": "array", "items": {"type": "object"}},
+    },
+}
+
+
+def problem(
+    status: int, code: str, detail: str, instance: str | None = None, **extra: Any
+) -> JSONResponse:
+    """A problem+json response."""
+    body: dict[str, Any] = {
+        "type": PROBLEM_BASE + code,
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+    }
+    if instance:
+        body["instance"] = instance
+    body.update(extra)
+    headers = {"WWW-Authenticate": "X-API-Key"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries documenting problem+json errors with examples."""
+    examples = {
+        400: ("input-format", "the file is not CSV with lat,lon columns"),
+        401: ("unauthenticated", "missing X-API-Key header"),
+        403: ("forbidden", "this route needs the admin role; the key is viewer"),
+        404: ("not-found", "no zone with id 'plat-p66'"),
+        413: ("payload-too-large", "the upload has 250001 vertices; the limit is 200000"),
+        422: ("invalid-zone", "feature beach-x: unknown kind 'beach'"),
+        503: ("store-unavailable", "the database does not answer"),
+    }
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        code, detail = examples.get(status, ("vigia-error", HTTPStatus(status).phrase))
+        out[status] = {
+            "description": HTTPStatus(status).phrase,
+            "content": {
+                PROBLEM_MEDIA_TYPE: {
+                    "schema": PROBLEM_SCHEMA,
+                    "example": {
+                        "type": PROBLEM_BASE + code,
+                        "title": HTTPStatus(status).phrase,
+                        "status": status,
+                        "detail": detail,
+                    },
+                }
+            },
+        }
+    return out
+
+
+def _zone_extra(exc: VigiaError) -> dict[str, Any]:
+    if isinstance(exc, ZoneError):
+        return {"feature": exc.feature, "reason": exc.reason}
+    return {}
+
+
+async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, VigiaError)
+    status = status_for(exc)
+    if status >= 500:
+        log.error("%s on %s: %s", type(exc).__name__, request.url.path, exc)
+    return problem(status, exc.code, str(exc), request.url.path, **_zone_extra(exc))
+
+
+def _where(loc: tuple[Any, ...] | list[Any]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = [
+        {"loc": _where(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
+        for e in exc.errors()
+    ]
+    detail = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors) or "invalid request"
+    return problem(422, "invalid-request", detail, request.url.path, errors=errors)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http-error")
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == "Not Found":
+        detail = f"no route {request.url.path}"
+    elif exc.status_code == 405:
+        detail = f"{request.method} is not allowed on {request.url.path}"
+    response = problem(exc.status_code, code, detail, request.url.path)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error on %s", request.url.path, exc_info=exc)
+    return problem(500, "internal", "an unexpected error occurred", request.url.path)
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    """Register the handlers that turn every error into problem+json."""
+    app.add_exception_handler(VigiaError, _vigia_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

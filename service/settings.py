@@ -1,0 +1,118 @@
+"""Service settings, one pydantic-settings class per concern.
+
+Every class reads environment variables prefixed ``VIGIA_`` (the database URL is plain
+``DATABASE_URL``, as most platforms set it). Nothing is read at import: ``Settings.load()``
+is called by ``create_app`` or the command that needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+def _split_list(value: Any) -> Any:
+    """Accept ``a,b,c`` (as an environment variable) as well as a real list."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            import json
+
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
+
+
+class DatabaseSettings(BaseSettings):
+    """Where the store lives: PostGIS when ``DATABASE_URL`` is set, else a SQLite file."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_", extra="ignore", populate_by_name=True)
+
+    url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "VIGIA_DATABASE_URL")
+    )
+    sqlite_path: str = "vigia.sqlite"
+
+
+class ApiSettings(BaseSettings):
+    """HTTP server address, upload limits and page sizes."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_API_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    max_upload_bytes: int = Field(default=5_000_000, gt=0)
+    max_upload_features: int = Field(default=2_000, gt=0)
+    max_upload_vertices: int = Field(default=200_000, gt=0)
+    default_page_limit: int = Field(default=100, gt=0)
+    max_page_limit: int = Field(default=1_000, gt=0)
+
+
+class IngestSettings(BaseSettings):
+    """The worker's sources and pacing."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_INGEST_", extra="ignore")
+
+    worker: bool = True
+    tcp_feeds: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    udp_ports: Annotated[list[int], NoDecode] = Field(default_factory=list)
+    files: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    udp_host: str = "0.0.0.0"
+    queue_size: int = Field(default=50_000, gt=0)
+    flush_interval_s: float = Field(default=1.0, gt=0)
+    counters_interval_s: float = Field(default=10.0, gt=0)
+    ready_max_message_age_s: float | None = None
+
+    @field_validator("tcp_feeds", "udp_ports", "files", mode="before")
+    @classmethod
+    def _lists(cls, value: Any) -> Any:
+        return _split_list(value)
+
+    @field_validator("tcp_feeds")
+    @classmethod
+    def _host_port(cls, value: list[str]) -> list[str]:
+        for feed in value:
+            host, sep, port = feed.rpartition(":")
+            if not sep or not host or not port.isdigit():
+                raise ValueError(f"TCP feed {feed!r} is not host:port")
+        return value
+
+
+class AuthSettings(BaseSettings):
+    """Keys: an optional admin key handed in by the deployment (stored hashed at start)."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_AUTH_", extra="ignore")
+
+    bootstrap_admin_key: SecretStr | None = None
+
+
+class ZoneSettings(BaseSettings):
+    """Where the bundled zones come from, loaded into an empty store at start."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_", extra="ignore")
+
+    zones_dir: str | None = None
+    load_bundled: bool = True
+
+
+class Settings(BaseModel):
+    """Every concern's settings together."""
+
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    zones: ZoneSettings = Field(default_factory=ZoneSettings)
+
+    @classmethod
+    def load(cls) -> Settings:
+        """Read every concern from the environment (and nothing else)."""
+        return cls(
+            database=DatabaseSettings(),
+            api=ApiSettings(),
+            ingest=IngestSettings(),
+            auth=AuthSettings(),
+            zones=ZoneSettings(),
+        )

@@ -1,0 +1,347 @@
+"""The ingest worker inside the service: sources -> Ingestor -> LeadPipeline -> writer.
+
+One reader thread per source puts raw lines on a bounded queue (a full queue slows the
+readers instead of dropping lines); one processing thread decodes, judges and hands
+batches to the BufferedWriter, which owns retries while the store is away. Each stage
+sits behind a small interface so a message bus can later go between them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
+
+from alerts.lead import Lead
+from alerts.pipeline import LeadPipeline
+from ingest.records import Position, RawLine, StaticData, VesselInfo
+from service.metrics import IngestSnapshot
+from service.repository import Repository
+from service.settings import IngestSettings
+from zones.evaluate import ZoneIndex
+from zones.model import Zone
+
+log = logging.getLogger("vigia.worker")
+_BATCH = 2_000
+_LIVE_LAG_S = 300.0
+#: the Ingestor's per-line outcomes that are a reason a line was skipped
+_ERROR_OUTCOMES = (
+    "not_nmea",
+    "bad_tag_block",
+    "truncated",
+    "bad_checksum",
+    "non_ais",
+    "orphan_fragment",
+    "undecodable",
+    "unsupported_type",
+)
+
+
+class LineSource(Protocol):
+    """Anything that yields raw lines (file replay, TCP feed, UDP port, a bus)."""
+
+    def lines(self) -> Iterator[RawLine]:
+        """Lines as they arrive; ends when the source does."""
+        ...
+
+
+def sources_from_settings(settings: IngestSettings, stop: threading.Event) -> list[LineSource]:
+    """The sources the settings name: TCP feeds, UDP ports and files to replay."""
+    from ingest.sources import FileSource, TcpSource, UdpSource
+
+    out: list[LineSource] = []
+    for feed in settings.tcp_feeds:
+        host, _, port = feed.rpartition(":")
+        out.append(TcpSource(host, int(port), stop=stop))
+    out.extend(UdpSource(settings.udp_host, port, stop=stop) for port in settings.udp_ports)
+    out.extend(FileSource(path) for path in settings.files)
+    return out
+
+
+def _close_for_edit(lead: Lead) -> Lead:
+    """An episode cut short because its zone changed: it ends at its last evidence."""
+    if lead.ended_at is not None:
+        return lead
+    end = lead.evidence[-1].t if lead.evidence else lead.closest_t
+    return dataclasses.replace(
+        lead, ended_at=end, details={**lead.details, "closed_by": "zone-edit"}
+    )
+
+
+class IngestWorker:
+    """Runs the ingest pipeline on threads and keeps the counts /metrics shows."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        settings: IngestSettings,
+        zones: Sequence[Zone],
+        *,
+        sources: Sequence[LineSource] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        from ingest.decoder import Ingestor
+        from ingest.registry import VesselRegistry
+        from service.writer import BufferedWriter
+
+        self._repo = repo
+        self._settings = settings
+        self._clock = clock
+        self._stop = threading.Event()
+        self._sources = (
+            list(sources) if sources is not None else sources_from_settings(settings, self._stop)
+        )
+        self._registry = VesselRegistry()
+        self._ingestor = Ingestor(self._registry)
+        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
+        self._writer = BufferedWriter(repo)
+        self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
+        self._lock = threading.Lock()
+        self._pending_zones: list[Zone] | None = None
+        self._threads: list[threading.Thread] = []
+        self._readers_left = len(self._sources)
+        self.sources_done = threading.Event()
+        self.idle = threading.Event()
+        self._base: dict[str, int] = repo.load_counters()
+        self._leads_by_rule: Counter[str] = Counter()
+        self._seen_leads: set[str] = set()
+        self._source_errors = 0
+        self._lines = 0
+        self._stream_t = float("-inf")
+        self._last_line_wall: float | None = None
+        self._lag: float | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the reader threads and the processing thread."""
+        for i, source in enumerate(self._sources):
+            t = threading.Thread(
+                target=self._read, args=(source,), name=f"vigia-source-{i}", daemon=True
+            )
+            self._threads.append(t)
+        self._threads.append(threading.Thread(target=self._run, name="vigia-worker", daemon=True))
+        if not self._sources:
+            self.sources_done.set()
+        for t in self._threads:
+            t.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop reading, store what is buffered and the open leads, persist counters."""
+        self._stop.set()
+        for source in self._sources:
+            close = getattr(source, "close", None)
+            if callable(close):
+                with contextlib.suppress(Exception):
+                    close()
+        for t in self._threads:
+            if t.name == "vigia-worker":
+                t.join(timeout)
+        self._writer.close()
+        self._save_counters()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until every source has ended and its lines are processed."""
+        return self.idle.wait(timeout)
+
+    def reload_zones(self, zones: Sequence[Zone]) -> None:
+        """Judge from now on against these zones (after an edit through the API)."""
+        with self._lock:
+            self._pending_zones = list(zones)
+
+    # -- what the API reads ----------------------------------------------------------------
+
+    def counters(self) -> dict[str, int]:
+        """Cumulative counters: persisted ones from earlier runs plus this run's."""
+        now = self._run_counters()
+        keys = set(self._base) | set(now)
+        return {k: self._base.get(k, 0) + now.get(k, 0) for k in sorted(keys)}
+
+    def snapshot(self) -> IngestSnapshot:
+        """The numbers /metrics and /readyz show."""
+        raw = self._ingestor.counters.as_dict()
+        by_result, by_reason = _split_counters(raw)
+        stats = self._writer_stats()
+        age = None if self._last_line_wall is None else self._clock() - self._last_line_wall
+        return IngestSnapshot(
+            sentences_by_result=by_result,
+            decode_errors_by_reason=by_reason,
+            positions_stored=int(stats.get("positions_written", 0)),
+            vessels_stored=int(stats.get("vessels_written", 0)),
+            leads_by_rule=dict(self._leads_by_rule),
+            ingest_lag_s=self._lag,
+            last_message_age_s=age,
+            buffered=int(stats.get("buffered", 0)),
+            running=not self._stop.is_set(),
+        )
+
+    # -- threads -------------------------------------------------------------------------
+
+    def _read(self, source: LineSource) -> None:
+        try:
+            for line in source.lines():
+                while not self._stop.is_set():
+                    try:
+                        self._queue.put(line, timeout=0.5)
+                        break
+                    except queue.Full:
+                        continue
+                if self._stop.is_set():
+                    return
+        except Exception:
+            # a dead feed must not take the service down; it is counted and logged
+            log.exception("source %r failed", source)
+            with self._lock:
+                self._source_errors += 1
+        finally:
+            with self._lock:
+                self._readers_left -= 1
+                if self._readers_left == 0:
+                    self.sources_done.set()
+
+    def _run(self) -> None:
+        last_tick = self._clock()
+        last_save = last_tick
+        settings = self._settings
+        while not self._stop.is_set():
+            self._swap_zones()
+            batch = self._take_batch()
+            if batch:
+                self.idle.clear()
+                self._process(batch)
+            now = self._clock()
+            if now - last_tick >= settings.flush_interval_s or not batch:
+                self._tick(now)
+                last_tick = now
+            if now - last_save >= settings.counters_interval_s:
+                self._save_counters()
+                last_save = now
+            if not batch and self.sources_done.is_set() and self._queue.empty():
+                if not self.idle.is_set():
+                    self._writer_leads(self._pipeline.open_leads())
+                    self._writer.flush(timeout=30.0)
+                    self._save_counters()
+                    self.idle.set()
+                self._stop.wait(0.2)
+        self._drain_on_stop()
+
+    def _take_batch(self) -> list[RawLine]:
+        try:
+            first = self._queue.get(timeout=0.2)
+        except queue.Empty:
+            return []
+        batch = [first]
+        while len(batch) < _BATCH:
+            try:
+                batch.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _process(self, batch: Iterable[RawLine]) -> None:
+        records: list[Any] = []
+        positions: list[Position] = []
+        statics: set[int] = set()
+        for line in batch:
+            self._lines += 1
+            self._last_line_wall = self._clock()
+            for rec in self._ingestor.feed(line):
+                records.append(rec)
+                if isinstance(rec, Position):
+                    positions.append(rec)
+                    self._lag = line.received_at - rec.t
+                    self._stream_t = max(self._stream_t, rec.t)
+                elif isinstance(rec, StaticData):
+                    statics.add(rec.mmsi)
+        if positions:
+            self._writer.submit_positions(positions)
+        vessels: list[VesselInfo] = []
+        for mmsi in statics:
+            info = self._registry.get(mmsi)
+            if info is not None:
+                vessels.append(info)
+        if vessels:
+            self._writer.submit_vessels(vessels)
+        if records:
+            self._writer_leads(self._pipeline.process(records))
+
+    def _tick(self, now: float) -> None:
+        # replays run on message time; a quiet live feed still ends episodes on wall time
+        stream = self._stream_t
+        if self._lag is not None and abs(self._lag) < _LIVE_LAG_S:
+            stream = max(stream, now)
+        if stream > float("-inf"):
+            self._writer_leads(self._pipeline.expire(stream))
+        self._writer_leads(self._pipeline.open_leads())
+
+    def _swap_zones(self) -> None:
+        with self._lock:
+            zones, self._pending_zones = self._pending_zones, None
+        if zones is None:
+            return
+        ended = [_close_for_edit(lead) for lead in self._pipeline.finish()]
+        self._writer_leads(ended)
+        self._pipeline = LeadPipeline(ZoneIndex(zones), self._registry)
+        log.info("zone index rebuilt with %d zones", len(zones))
+
+    def _drain_on_stop(self) -> None:
+        rest: list[RawLine] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                rest.append(self._queue.get_nowait())
+        if rest:
+            self._process(rest)
+        self._writer_leads(self._pipeline.open_leads())
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _writer_leads(self, leads: Sequence[Lead]) -> None:
+        if not leads:
+            return
+        for lead in leads:
+            if lead.id not in self._seen_leads:
+                self._seen_leads.add(lead.id)
+                self._leads_by_rule[lead.rule] += 1
+        self._writer.submit_leads(list(leads))
+
+    def _writer_stats(self) -> dict[str, Any]:
+        stats = self._writer.stats()
+        if isinstance(stats, dict):
+            return stats
+        return dict(dataclasses.asdict(stats)) if dataclasses.is_dataclass(stats) else {}
+
+    def _run_counters(self) -> dict[str, int]:
+        out = {k: int(v) for k, v in self._ingestor.counters.as_dict().items()}
+        out.update({f"pipeline_{k}": int(v) for k, v in self._pipeline.counters.items()})
+        stats = self._writer_stats()
+        for key in ("positions_written", "vessels_written", "leads_written"):
+            if key in stats:
+                out[key] = int(stats[key])
+        out["lines_processed"] = self._lines
+        out["leads_raised"] = len(self._seen_leads)
+        out["source_errors"] = self._source_errors
+        return out
+
+    def _save_counters(self) -> None:
+        try:
+            self._repo.save_counters(self.counters())
+        except Exception:
+            # counters are best effort; the writer already buffers what matters
+            log.warning("could not persist ingest counters", exc_info=True)
+
+
+def _split_counters(raw: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """Lines by result and decode errors by reason, from the Ingestor's counters."""
+    by_reason = {k: int(raw.get(k, 0)) for k in _ERROR_OUTCOMES}
+    by_result = {
+        "decoded": int(raw.get("decoded_lines", 0)),
+        "blank": int(raw.get("blank", 0)),
+        "error": sum(by_reason.values()),
+    }
+    return by_result, by_reason

@@ -1,0 +1,99 @@
+"""The real app on each real store, with one key per role and a small zone folder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app, new_api_key
+from service.deps import ROLES, hash_key
+from service.repository import Repository
+from service.settings import (
+    ApiSettings,
+    DatabaseSettings,
+    IngestSettings,
+    Settings,
+    ZoneSettings,
+)
+
+
+def feature(zone_id: str, kind: str, geometry: dict[str, Any], **props: Any) -> dict[str, Any]:
+    """A zone Feature as a file or an upload carries it."""
+    return {
+        "type": "Feature",
+        "geometry": geometry,
+        "properties": {"id": zone_id, "kind": kind, **props},
+    }
+
+
+def square(lon: float, lat: float, d: float = 0.01) -> dict[str, Any]:
+    """A small square polygon around a point."""
+    ring = [[lon - d, lat - d], [lon + d, lat - d], [lon + d, lat + d], [lon - d, lat + d]]
+    return {"type": "Polygon", "coordinates": [[*ring, ring[0]]]}
+
+
+# real places: P-66 in the Campos basin, an anchorage off Santos, a special area off Rio
+BUNDLED = [
+    feature("plat-p66", "platform", {"type": "Point", "coordinates": [-40.05, -22.37]}),
+    feature("anch-santos", "anchorage", square(-46.30, -24.05, 0.03), name="Santos 3"),
+    feature(
+        "notice-rio",
+        "special_area",
+        square(-43.15, -22.95),
+        valid_from="2024-03-01T00:00:00+00:00",
+        valid_to="2024-03-10T00:00:00+00:00",
+        notice="AVISO 123/24",
+    ),
+]
+
+
+@dataclass
+class Api:
+    """A started app, its client, its store and one key per role."""
+
+    client: TestClient
+    repo: Repository
+    keys: dict[str, str] = field(default_factory=dict)
+
+    def h(self, role: str | None) -> dict[str, str]:
+        """Headers carrying the key of ``role`` (none for None)."""
+        return {} if role is None else {"X-API-Key": self.keys[role]}
+
+
+def make_settings(store_url: str, tmp_path: Path, **api: Any) -> Settings:
+    """Settings for a test app: the given store, worker off, the small zone folder."""
+    zones_dir = tmp_path / "zones"
+    zones_dir.mkdir(exist_ok=True)
+    (zones_dir / "test.geojson").write_text(
+        json.dumps({"type": "FeatureCollection", "features": BUNDLED})
+    )
+    return Settings(
+        database=DatabaseSettings(url=store_url, sqlite_path=str(tmp_path / "x.sqlite")),
+        api=ApiSettings(**api),
+        ingest=IngestSettings(worker=False),
+        zones=ZoneSettings(zones_dir=str(zones_dir)),
+    )
+
+
+def start(settings: Settings) -> Iterator[Api]:
+    """Run the app's lifespan, add a key per role, yield, shut down."""
+    with TestClient(create_app(settings)) as client:
+        repo: Repository = client.app.state.repository  # type: ignore[attr-defined]
+        api = Api(client, repo)
+        for role in ROLES:
+            key = new_api_key()
+            repo.add_api_key(f"test-{role}", role, hash_key(key))
+            api.keys[role] = key
+        yield api
+
+
+@pytest.fixture
+def api(store_url: str, tmp_path: Path) -> Iterator[Api]:
+    """The app on each store (SQLite file, PostGIS) with default limits."""
+    yield from start(make_settings(store_url, tmp_path))

@@ -121,6 +121,7 @@ class Ingestor:
                 return
 
             t = received_at
+            feed_name = source
             if tag is not None:
                 if tag.time is not None:
                     t = tag.time
@@ -130,7 +131,7 @@ class Ingestor:
             if total == 1 and (tag is None or tag.group_total <= 1):
                 self._decode(fields[5], fill, t, source, (line,), 1, out)
             else:
-                self._fragment(fields, num, total, fill, line, tag, t, source, out)
+                self._fragment(fields, num, total, fill, line, tag, t, feed_name, out)
 
             self._since_expire += 1
             if self._since_expire >= _EXPIRE_EVERY:
@@ -148,17 +149,19 @@ class Ingestor:
         line: str,
         tag: TagBlock | None,
         t: float,
-        source: str,
+        feed_name: str,
         out: list[Record],
     ) -> None:
         c = self.counters
         self._expire(t)
+        # fragments are matched within one feed (its own name, not the s: station, which
+        # only the first line of a tag group may carry)
         if tag is not None and tag.group_total > 1:
             # tag-block grouping: the group id ties lines together, whatever the sentence says
-            key: tuple[str, ...] = ("g", source, tag.group_id)
+            key: tuple[str, ...] = ("g", feed_name, tag.group_id)
             num, total = tag.group_num, tag.group_total
         else:
-            key = ("s", source, fields[3], fields[4], fields[1])
+            key = ("s", feed_name, fields[3], fields[4], fields[1])
         frag = Fragment(
             num,
             fields[5],
@@ -166,6 +169,7 @@ class Ingestor:
             line,
             tag.time if tag is not None else None,
             tag.station if tag is not None else None,
+            t,
         )
         parts, orphaned = self._reasm.add(key, total, frag, t)
         c.orphan_fragment += orphaned
@@ -174,8 +178,8 @@ class Ingestor:
         payload = "".join(p.payload for p in parts)
         times = [p.time for p in parts if p.time is not None]
         stations = [p.station for p in parts if p.station is not None]
-        t_msg = times[0] if times else t
-        src = stations[0] if stations else source
+        t_msg = times[0] if times else parts[0].received
+        src = stations[0] if stations else feed_name
         raw = tuple(p.line for p in parts)
         self._decode(payload, parts[-1].fill, t_msg, src, raw, len(parts), out)
 

@@ -106,6 +106,7 @@ class Fragment:
     line: str
     time: float | None  # c: of this line, if it had one
     station: str | None
+    received: float = 0.0  # receipt time of the line
 
 
 @dataclass(slots=True)

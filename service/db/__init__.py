@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, engine creation and the SQL repository (SQLite and PostGIS)."""

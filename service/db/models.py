@@ -1,0 +1,199 @@
+"""The schema as typed SQLAlchemy models; Alembic migrations create exactly these tables.
+
+Times are Unix seconds (UTC) as double precision on both stores, so the repository speaks
+the same floats the domain records carry. Geometry is a PostGIS ``geometry(..., 4326)`` on
+PostgreSQL and a WKB blob plus bounding-box columns on SQLite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geoalchemy2 import Geometry
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Computed,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeEngine
+
+
+def geometry(kind: str) -> TypeEngine[Any]:
+    """A PostGIS geometry column that is a plain WKB blob on SQLite."""
+    return Geometry(kind, srid=4326, spatial_index=False).with_variant(LargeBinary(), "sqlite")
+
+
+def _point() -> Computed:
+    return Computed("ST_SetSRID(ST_MakePoint(lon, lat), 4326)", persisted=True)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every Vigia table."""
+
+
+class Vessel(Base):
+    """Latest static data per MMSI."""
+
+    __tablename__ = "vessels"
+
+    mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    name: Mapped[str | None] = mapped_column(String(64))
+    callsign: Mapped[str | None] = mapped_column(String(16))
+    imo: Mapped[int | None] = mapped_column(BigInteger)
+    ship_type: Mapped[int | None] = mapped_column(Integer)
+    length_m: Mapped[float | None] = mapped_column(Float)
+    beam_m: Mapped[float | None] = mapped_column(Float)
+    destination: Mapped[str | None] = mapped_column(String(64))
+    updated_at: Mapped[float | None] = mapped_column(Float)
+    extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+
+class PositionRow(Base):
+    """Every stored position; RANGE-partitioned on ``t`` (monthly) on PostgreSQL.
+
+    The primary key (mmsi, t) is the B-tree the track query uses and makes a retried
+    batch idempotent: the same report heard twice is stored once.
+    """
+
+    __tablename__ = "positions"
+    __table_args__ = ({"postgresql_partition_by": "RANGE (t)"},)
+
+    mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    t: Mapped[float] = mapped_column(Float, primary_key=True)
+    msg_type: Mapped[int] = mapped_column(Integer)
+    lon: Mapped[float] = mapped_column(Float)
+    lat: Mapped[float] = mapped_column(Float)
+    sog: Mapped[float | None] = mapped_column(Float)
+    cog: Mapped[float | None] = mapped_column(Float)
+    heading: Mapped[int | None] = mapped_column(Integer)
+    nav_status: Mapped[int | None] = mapped_column(Integer)
+    accuracy: Mapped[bool | None] = mapped_column(Boolean)
+    source: Mapped[str] = mapped_column(Text, default="")
+    # PostGIS only: generated from lon/lat (SQLite filters on lon/lat directly)
+    geom: Mapped[Any] = mapped_column(geometry("POINT"), _point(), nullable=True)
+
+
+class VesselLatest(Base):
+    """Each vessel's newest position, upserted per batch, for fast bbox queries."""
+
+    __tablename__ = "vessel_latest"
+    __table_args__ = (Index("ix_vessel_latest_lon_lat", "lon", "lat"),)
+
+    mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    t: Mapped[float] = mapped_column(Float)
+    msg_type: Mapped[int] = mapped_column(Integer)
+    lon: Mapped[float] = mapped_column(Float)
+    lat: Mapped[float] = mapped_column(Float)
+    sog: Mapped[float | None] = mapped_column(Float)
+    cog: Mapped[float | None] = mapped_column(Float)
+    heading: Mapped[int | None] = mapped_column(Integer)
+    nav_status: Mapped[int | None] = mapped_column(Integer)
+    accuracy: Mapped[bool | None] = mapped_column(Boolean)
+    source: Mapped[str] = mapped_column(Text, default="")
+    # PostGIS only: generated from lon/lat (SQLite filters on lon/lat directly)
+    geom: Mapped[Any] = mapped_column(geometry("POINT"), _point(), nullable=True)
+
+
+class ZoneVersion(Base):
+    """One version of one zone; an edit adds a row, a delete retires every row."""
+
+    __tablename__ = "zone_versions"
+    __table_args__ = (Index("ix_zone_versions_current", "current", "zone_id"),)
+
+    zone_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str | None] = mapped_column(Text)
+    properties: Mapped[dict[str, Any]] = mapped_column(JSON)
+    geom: Mapped[Any] = mapped_column(geometry("GEOMETRY"))
+    min_lon: Mapped[float] = mapped_column(Float)
+    min_lat: Mapped[float] = mapped_column(Float)
+    max_lon: Mapped[float] = mapped_column(Float)
+    max_lat: Mapped[float] = mapped_column(Float)
+    valid_from: Mapped[float | None] = mapped_column(Float)
+    valid_to: Mapped[float | None] = mapped_column(Float)
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    current: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LeadRow(Base):
+    """One lead with its evidence; the row of a closed lead is never rewritten."""
+
+    __tablename__ = "leads"
+    __table_args__ = (
+        Index("ix_leads_started_at", "started_at"),
+        Index("ix_leads_mmsi", "mmsi"),
+        Index("ix_leads_rule", "rule"),
+        Index("ix_leads_zone_id", "zone_id"),
+        Index("ix_leads_status", "status"),
+        Index("ix_leads_closest", "closest_lon", "closest_lat"),
+    )
+
+    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    mmsi: Mapped[int] = mapped_column(BigInteger)
+    rule: Mapped[str] = mapped_column(String(64))
+    citation: Mapped[str] = mapped_column(Text)
+    zone_id: Mapped[str | None] = mapped_column(String(200))
+    zone_kind: Mapped[str | None] = mapped_column(String(32))
+    zone_version: Mapped[int | None] = mapped_column(Integer)
+    started_at: Mapped[float] = mapped_column(Float)
+    ended_at: Mapped[float | None] = mapped_column(Float)
+    min_distance_m: Mapped[float] = mapped_column(Float)
+    max_sog_kn: Mapped[float | None] = mapped_column(Float)
+    closest_lon: Mapped[float] = mapped_column(Float)
+    closest_lat: Mapped[float] = mapped_column(Float)
+    closest_t: Mapped[float] = mapped_column(Float)
+    # PostGIS only: generated from closest_lon/closest_lat
+    closest_geom: Mapped[Any] = mapped_column(
+        geometry("POINT"),
+        Computed("ST_SetSRID(ST_MakePoint(closest_lon, closest_lat), 4326)", persisted=True),
+        nullable=True,
+    )
+    evidence: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    raw_sentences: Mapped[list[str]] = mapped_column(JSON)
+    vessel: Mapped[dict[str, Any]] = mapped_column(JSON)
+    authority: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(32))
+    details: Mapped[dict[str, Any]] = mapped_column(JSON)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class IngestCounter(Base):
+    """A cumulative ingest counter."""
+
+    __tablename__ = "ingest_counters"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
+
+
+class ApiKey(Base):
+    """An API key: only the SHA-256 of the key is stored."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200))
+    role: Mapped[str] = mapped_column(String(32))
+    key_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class BallastAudit(Base):
+    """A ballast-water audit document, kept at least five years (NORMAM-20)."""
+
+    __tablename__ = "ballast_audits"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[float] = mapped_column(Float, index=True)
+    document: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -1,0 +1,192 @@
+"""Batch writes of positions and the latest-position table, for both dialects.
+
+PostGIS: the batch is COPYed into a session temp table, then moved with one
+``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` (so a retried batch is idempotent) and one
+``DISTINCT ON (mmsi)`` upsert into ``vessel_latest``: three statements per batch, never
+one round trip per position. SQLite: two ``executemany`` calls in one transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from ingest.records import Position
+from service.db.codec import POSITION_COLUMNS, storable
+
+log = logging.getLogger(__name__)
+
+_COLS = ", ".join(POSITION_COLUMNS)
+_UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in POSITION_COLUMNS if c != "mmsi")
+_STAGE = "vigia_pos_stage"
+_STAGE_DDL = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} (mmsi bigint, t float8, msg_type int, "
+    "lon float8, lat float8, sog float8, cog float8, heading int, nav_status int, "
+    "accuracy boolean, source text) ON COMMIT DELETE ROWS"
+)
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+_PARTITION_YEARS = range(1990, 2101)  # anything else goes to the DEFAULT partition
+
+
+def _copy_text(value: Any) -> str:
+    if value is None:
+        return "\\N"
+    if value is True:
+        return "t"
+    if value is False:
+        return "f"
+    if isinstance(value, str):
+        return value.translate(_COPY_ESCAPES)
+    return repr(value)
+
+
+def _copy_payload(positions: Sequence[Position]) -> str:
+    lines = [
+        "\t".join(
+            (
+                str(p.mmsi),
+                repr(float(p.t)),
+                str(p.msg_type),
+                repr(float(p.lon)),  # type: ignore[arg-type]
+                repr(float(p.lat)),  # type: ignore[arg-type]
+                _copy_text(p.sog),
+                _copy_text(p.cog),
+                _copy_text(p.heading),
+                _copy_text(p.nav_status),
+                _copy_text(p.accuracy),
+                _copy_text(p.source),
+            )
+        )
+        for p in positions
+    ]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _month_start(year: int, month: int) -> float:
+    return datetime(year, month, 1, tzinfo=UTC).timestamp()
+
+
+class PartitionManager:
+    """Creates monthly partitions of ``positions`` on demand (PostgreSQL only)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._known: set[tuple[int, int]] = set()
+
+    def ensure(self, times: Sequence[float]) -> None:
+        """Make sure every month the times fall in has its partition."""
+        days = {int(t // 86400) for t in times}
+        months = set()
+        for day in days:
+            d = datetime.fromtimestamp(day * 86400, tz=UTC)
+            months.add((d.year, d.month))
+        for ym in sorted(months - self._known):
+            if ym[0] in _PARTITION_YEARS:
+                self._create(*ym)
+            self._known.add(ym)
+
+    def _create(self, year: int, month: int) -> None:
+        nxt = (year + 1, 1) if month == 12 else (year, month + 1)
+        lo, hi = _month_start(year, month), _month_start(*nxt)
+        ddl = (
+            f"CREATE TABLE IF NOT EXISTS positions_p{year:04d}{month:02d} "
+            f"PARTITION OF positions FOR VALUES FROM ({lo!r}) TO ({hi!r})"
+        )
+        try:
+            with self._engine.begin() as conn:
+                conn.exec_driver_sql(ddl)
+        except OperationalError:
+            raise
+        except DBAPIError as exc:
+            # a concurrent creator won, or the DEFAULT partition already holds rows of
+            # that month: either way the rows still have a home, so carry on
+            log.warning("partition %04d-%02d not created: %s", year, month, exc.orig)
+
+
+def write_positions_pg(conn: Connection, positions: Sequence[Position]) -> int:
+    """COPY a batch into the stage table and move it on; returns new rows stored."""
+    rec = conn.connection
+    if not rec.info.get(_STAGE):
+        conn.exec_driver_sql(_STAGE_DDL)
+        rec.info[_STAGE] = True
+    raw = rec.driver_connection
+    assert raw is not None
+    with raw.cursor() as cur:
+        with cur.copy(f"COPY {_STAGE} ({_COLS}) FROM STDIN") as copy:
+            copy.write(_copy_payload(positions))
+        cur.execute(
+            f"INSERT INTO positions ({_COLS}) SELECT {_COLS} FROM {_STAGE} "
+            "ON CONFLICT (mmsi, t) DO NOTHING"
+        )
+        written = int(cur.rowcount)
+        cur.execute(
+            f"INSERT INTO vessel_latest ({_COLS}) "
+            f"SELECT DISTINCT ON (mmsi) {_COLS} FROM {_STAGE} ORDER BY mmsi, t DESC "
+            f"ON CONFLICT (mmsi) DO UPDATE SET {_UPDATE} WHERE vessel_latest.t < EXCLUDED.t"
+        )
+    return written
+
+
+def write_positions_sqlite(conn: Connection, positions: Sequence[Position]) -> int:
+    """Insert a batch with two executemany calls; returns new rows stored."""
+    rows = [
+        (
+            p.mmsi,
+            p.t,
+            p.msg_type,
+            p.lon,
+            p.lat,
+            p.sog,
+            p.cog,
+            p.heading,
+            p.nav_status,
+            p.accuracy,
+            p.source,
+        )
+        for p in positions
+    ]
+    marks = ", ".join("?" for _ in POSITION_COLUMNS)
+    cur = conn.exec_driver_sql(f"INSERT OR IGNORE INTO positions ({_COLS}) VALUES ({marks})", rows)
+    written = int(cur.rowcount)
+    newest: dict[int, tuple[Any, ...]] = {}
+    for row in rows:
+        seen = newest.get(row[0])
+        if seen is None or row[1] > seen[1]:
+            newest[row[0]] = row
+    conn.exec_driver_sql(
+        f"INSERT INTO vessel_latest ({_COLS}) VALUES ({marks}) "
+        f"ON CONFLICT (mmsi) DO UPDATE SET {_UPDATE} WHERE vessel_latest.t < EXCLUDED.t",
+        list(newest.values()),
+    )
+    return written
+
+
+def storable_positions(positions: Sequence[Position]) -> list[Position]:
+    """The positions that can be stored (a location, in range)."""
+    return [p for p in positions if storable(p)]
+
+
+def latest_sql(pg: bool, bbox: bool) -> Any:
+    """The latest-positions query, with a bbox filter the dialect can index."""
+    where = ""
+    if bbox and pg:
+        where = "WHERE geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)"
+    elif bbox:
+        where = "WHERE lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat"
+    return text(
+        f"SELECT {_COLS} FROM vessel_latest {where} ORDER BY mmsi LIMIT :limit OFFSET :offset"
+    )
+
+
+def track_sql() -> Any:
+    """One vessel's positions between two times, oldest first."""
+    return text(
+        f"SELECT {_COLS} FROM positions WHERE mmsi = :mmsi AND t >= :start AND t <= :end ORDER BY t"
+    )

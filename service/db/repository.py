@@ -1,0 +1,300 @@
+"""``SqlRepository``: the one Repository implementation, on SQLite or PostGIS."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import InterfaceError, OperationalError
+
+from alerts.lead import Lead
+from ingest.records import Position, VesselInfo
+from service.db import positions as pos
+from service.db import zones_leads as zl
+from service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
+from service.db.engine import migrate
+from service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
+from service.errors import StoreUnavailableError
+from service.repository import ApiKeyRecord, BBox, LeadQuery
+from zones.model import Zone
+
+#: audits are kept at least this long (NORMAM-20 record keeping); 5 x 365.25 days
+AUDIT_RETENTION_S = 157_788_000.0
+_UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
+
+
+# sqlite3 raises OperationalError for schema mistakes too; only these mean "try later"
+_SQLITE_BUSY = ("locked", "busy", "unable to open", "disk i/o")
+
+
+def _is_unavailable(exc: Exception) -> bool:
+    if isinstance(exc, OperationalError) and "sqlite3" in type(exc.orig).__module__:
+        return any(m in str(exc.orig).lower() for m in _SQLITE_BUSY)
+    return True
+
+
+class SqlRepository:
+    """Vessels, positions, zones, leads, counters, keys and audits in one SQL database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._pg = engine.dialect.name == "postgresql"
+        self._partitions = pos.PartitionManager(engine) if self._pg else None
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for health checks and tests)."""
+        return self._engine
+
+    @property
+    def dialect(self) -> str:
+        """``postgresql`` or ``sqlite``."""
+        return self._engine.dialect.name
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """A transaction; a database that cannot be reached is a StoreUnavailableError."""
+        try:
+            with self._engine.connect() as conn:
+                try:
+                    with conn.begin():
+                        yield conn
+                except psycopg.OperationalError:
+                    # raw COPY errors bypass SQLAlchemy: drop the broken connection
+                    conn.invalidate()
+                    raise
+        except _UNREACHABLE as exc:
+            if not _is_unavailable(exc):
+                raise
+            raise StoreUnavailableError(f"database unreachable: {exc}") from exc
+
+    def _insert(self, table: Any) -> Any:
+        return (pg_insert if self._pg else sqlite_insert)(table)
+
+    # lifecycle
+    def migrate(self) -> None:
+        """Bring the schema up to date (Alembic); safe to run again."""
+        try:
+            migrate(self._engine)
+        except _UNREACHABLE as exc:
+            raise StoreUnavailableError(f"database unreachable: {exc}") from exc
+
+    def ping(self) -> bool:
+        """Whether the database answers."""
+        try:
+            with self._engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            return True
+        except Exception:
+            return False
+
+    def close(self) -> None:
+        """Release connections."""
+        self._engine.dispose()
+
+    # vessels and positions
+    def upsert_vessels(self, vessels: Sequence[VesselInfo]) -> None:
+        """Insert or update the latest static data per MMSI (an older report never wins)."""
+        newest: dict[int, VesselInfo] = {}
+        for v in vessels:
+            seen = newest.get(v.mmsi)
+            if seen is None or (v.updated_at or 0.0) >= (seen.updated_at or 0.0):
+                newest[v.mmsi] = v
+        if not newest:
+            return
+        ins = self._insert(Vessel)
+        stmt = ins.on_conflict_do_update(
+            index_elements=["mmsi"],
+            set_={c: ins.excluded[c] for c in VESSEL_COLUMNS if c != "mmsi"},
+            where=(Vessel.updated_at.is_(None))
+            | (ins.excluded.updated_at.is_(None))
+            | (Vessel.updated_at <= ins.excluded.updated_at),
+        )
+        with self._tx() as conn:
+            conn.execute(stmt, [vessel_row(v) for v in newest.values()])
+
+    def add_positions(self, positions: Sequence[Position]) -> int:
+        """Store a batch (positions without a usable location are skipped; a report
+        already stored, same MMSI and time, is not stored twice); returns new rows."""
+        batch = pos.storable_positions(positions)
+        if not batch:
+            return 0
+        try:
+            if self._partitions is not None:
+                self._partitions.ensure([p.t for p in batch])
+        except _UNREACHABLE as exc:
+            raise StoreUnavailableError(f"database unreachable: {exc}") from exc
+        with self._tx() as conn:
+            if self._pg:
+                return pos.write_positions_pg(conn, batch)
+            return pos.write_positions_sqlite(conn, batch)
+
+    def get_vessel(self, mmsi: int) -> VesselInfo | None:
+        """Latest static data of one vessel."""
+        cols = [getattr(Vessel, c) for c in VESSEL_COLUMNS]
+        with self._tx() as conn:
+            row = conn.execute(select(*cols).where(Vessel.mmsi == mmsi)).first()
+        return None if row is None else row_vessel(row._mapping)
+
+    def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
+        """Each vessel's latest position (inclusive bbox), by MMSI."""
+        params: dict[str, Any] = {"limit": limit, "offset": offset}
+        if bbox is not None:
+            params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
+        with self._tx() as conn:
+            rows = conn.execute(pos.latest_sql(self._pg, bbox is not None), params).all()
+        return [row_position(r._mapping) for r in rows]
+
+    def track(self, mmsi: int, start: float | None, end: float | None) -> list[Position]:
+        """One vessel's positions between two Unix times (inclusive), oldest first."""
+        params = {
+            "mmsi": mmsi,
+            "start": -1e18 if start is None else start,
+            "end": 1e18 if end is None else end,
+        }
+        with self._tx() as conn:
+            rows = conn.execute(pos.track_sql(), params).all()
+        return [row_position(r._mapping) for r in rows]
+
+    def count_positions(self) -> int:
+        """How many positions are stored (all time)."""
+        with self._tx() as conn:
+            n = conn.execute(select(func.count()).select_from(PositionRow)).scalar()
+        return int(n or 0)
+
+    # zones
+    def put_zones(self, zones: Sequence[Zone]) -> list[Zone]:
+        """Create or replace zones atomically; a changed zone gets a new version, an
+        unchanged one keeps its version."""
+        with self._tx() as conn:
+            return zl.put_zones(conn, self._pg, zones, time.time())
+
+    def delete_zone(self, zone_id: str) -> bool:
+        """Retire a zone (its versions stay for the leads that cite them)."""
+        with self._tx() as conn:
+            return zl.delete_zone(conn, zone_id)
+
+    def get_zone(self, zone_id: str, version: int | None = None) -> Zone | None:
+        """The current (or a given, even retired) version of a zone."""
+        with self._tx() as conn:
+            return zl.get_zone(conn, self._pg, zone_id, version)
+
+    def list_zones(
+        self, bbox: BBox | None, at: float | None, limit: int, offset: int = 0
+    ) -> tuple[list[Zone], int]:
+        """Current zones intersecting ``bbox`` and in force at ``at``, by id."""
+        with self._tx() as conn:
+            return zl.list_zones(conn, self._pg, bbox, at, limit, offset)
+
+    def count_zones(self) -> int:
+        """How many current zones there are."""
+        with self._tx() as conn:
+            return zl.count_zones(conn)
+
+    # leads
+    def upsert_leads(self, leads: Sequence[Lead]) -> None:
+        """Insert leads, or update open ones as their episodes grow; a closed lead is
+        never rewritten, and an open lead's workflow status is kept."""
+        with self._tx() as conn:
+            zl.upsert_leads(conn, self._pg, leads, time.time())
+
+    def get_lead(self, lead_id: str) -> Lead | None:
+        """One lead with its evidence."""
+        with self._tx() as conn:
+            return zl.get_lead(conn, lead_id)
+
+    def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
+        """A page of leads, newest first, and the total matched."""
+        with self._tx() as conn:
+            return zl.list_leads(conn, self._pg, query, limit, offset)
+
+    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
+        """Move a lead in the inspectors' workflow; None if there is no such lead."""
+        with self._tx() as conn:
+            return zl.set_lead_status(conn, lead_id, status, time.time())
+
+    # counters
+    def save_counters(self, counters: dict[str, int]) -> None:
+        """Persist ingest counters (the cumulative values replace the stored ones)."""
+        if not counters:
+            return
+        ins = self._insert(IngestCounter)
+        stmt = ins.on_conflict_do_update(
+            index_elements=["name"], set_={"value": ins.excluded.value}
+        )
+        with self._tx() as conn:
+            conn.execute(stmt, [{"name": k, "value": int(v)} for k, v in counters.items()])
+
+    def load_counters(self) -> dict[str, int]:
+        """The persisted ingest counters."""
+        with self._tx() as conn:
+            rows = conn.execute(select(IngestCounter.name, IngestCounter.value)).all()
+        return {r.name: int(r.value) for r in rows}
+
+    # API keys
+    def add_api_key(self, name: str, role: str, key_hash: str) -> ApiKeyRecord:
+        """Store a new API key's hash."""
+        now = time.time()
+        with self._tx() as conn:
+            key_id = conn.execute(
+                insert(ApiKey)
+                .values(name=name, role=role, key_hash=key_hash, created_at=now, revoked=False)
+                .returning(ApiKey.id)
+            ).scalar_one()
+        return ApiKeyRecord(int(key_id), name, role, key_hash, now, False)
+
+    def _keys(self, *conds: Any) -> list[ApiKeyRecord]:
+        cols = (ApiKey.id, ApiKey.name, ApiKey.role, ApiKey.key_hash, ApiKey.created_at)
+        with self._tx() as conn:
+            rows = conn.execute(select(*cols, ApiKey.revoked).where(*conds).order_by(ApiKey.id))
+            return [ApiKeyRecord(*r[:5], revoked=bool(r.revoked)) for r in rows]
+
+    def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
+        """Look up a key by its hash."""
+        found = self._keys(ApiKey.key_hash == key_hash)
+        return found[0] if found else None
+
+    def list_api_keys(self) -> list[ApiKeyRecord]:
+        """Every stored key (hashes only), oldest first."""
+        return self._keys()
+
+    def revoke_api_key(self, key_id: int) -> bool:
+        """Revoke a key; False if there is no such key."""
+        with self._tx() as conn:
+            res = conn.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked=True))
+            return bool(res.rowcount)
+
+    # ballast audits
+    def save_audit(self, audit: dict[str, Any]) -> str:
+        """Store a ballast audit (kept at least five years); returns its id."""
+        audit_id = uuid.uuid4().hex
+        with self._tx() as conn:
+            conn.execute(
+                insert(BallastAudit).values(id=audit_id, created_at=time.time(), document=audit)
+            )
+        return audit_id
+
+    def get_audit(self, audit_id: str) -> dict[str, Any] | None:
+        """One stored ballast audit, as it was saved."""
+        with self._tx() as conn:
+            doc = conn.execute(
+                select(BallastAudit.document).where(BallastAudit.id == audit_id)
+            ).scalar()
+        return None if doc is None else dict(doc)
+
+    def purge_audits(self, older_than: float) -> int:
+        """Delete audits created before ``older_than`` (Unix time), clamped so nothing
+        younger than five years (and a day, for clock skew) is ever deleted; a database
+        trigger refuses such deletes too. Returns how many were deleted."""
+        cutoff = min(older_than, time.time() - AUDIT_RETENTION_S - 86_400.0)
+        with self._tx() as conn:
+            res = conn.execute(delete(BallastAudit).where(BallastAudit.created_at < cutoff))
+            return int(res.rowcount)

@@ -1,0 +1,204 @@
+"""Zone-version and lead queries, shared by both dialects (run inside the caller's
+transaction)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import shapely
+from sqlalchemy import (
+    ColumnElement,
+    LargeBinary,
+    and_,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
+
+from alerts.lead import Lead
+from service.db.codec import geometry_wkb, lead_row, row_lead, row_zone, zone_properties, zone_row
+from service.db.models import LeadRow, ZoneVersion
+from service.repository import BBox, LeadQuery
+from zones.model import Zone
+
+_Z = ZoneVersion
+_ZONE_COLS = (
+    _Z.zone_id,
+    _Z.version,
+    _Z.kind,
+    _Z.properties,
+    _Z.valid_from,
+    _Z.valid_to,
+)
+# every column but the PostGIS-only generated point (absent on SQLite)
+_LEAD_COLS = tuple(c for c in LeadRow.__table__.columns if c.name != "closest_geom")
+
+
+def _wkb_col(pg: bool) -> ColumnElement[Any]:
+    if pg:
+        return func.ST_AsBinary(_Z.geom, type_=LargeBinary).label("wkb")
+    return _Z.geom.label("wkb")
+
+
+def _envelope(bbox: BBox) -> ColumnElement[Any]:
+    return func.ST_MakeEnvelope(*bbox, 4326)
+
+
+def _json_norm(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def put_zones(conn: Connection, pg: bool, zones: Sequence[Zone], now: float) -> list[Zone]:
+    """Add a version for each changed zone; an unchanged zone keeps its version."""
+    out: list[Zone] = []
+    for z in zones:
+        current = conn.execute(
+            select(*_ZONE_COLS, _wkb_col(pg)).where(_Z.zone_id == z.id, _Z.current)
+        ).first()
+        if current is not None:
+            same = (
+                current.kind == str(z.kind)
+                and current.properties == _json_norm(zone_properties(z))
+                and shapely.equals_exact(shapely.from_wkb(bytes(current.wkb)), z.geometry, 0.0)
+            )
+            if same:
+                out.append(dataclasses.replace(z, version=int(current.version)))
+                continue
+        top = conn.execute(select(func.max(_Z.version)).where(_Z.zone_id == z.id)).scalar()
+        version = int(top or 0) + 1
+        conn.execute(update(_Z).where(_Z.zone_id == z.id).values(current=False))
+        wkb = geometry_wkb(z.geometry)
+        geom: Any = func.ST_GeomFromWKB(literal(wkb, LargeBinary), 4326) if pg else wkb
+        conn.execute(insert(_Z).values(**zone_row(z, version, now), geom=geom))
+        out.append(dataclasses.replace(z, version=version))
+    return out
+
+
+def delete_zone(conn: Connection, zone_id: str) -> bool:
+    """Retire every version of a zone; True if it was current."""
+    was = conn.execute(select(_Z.version).where(_Z.zone_id == zone_id, _Z.current)).first()
+    conn.execute(update(_Z).where(_Z.zone_id == zone_id).values(current=False, retired=True))
+    return was is not None
+
+
+def get_zone(conn: Connection, pg: bool, zone_id: str, version: int | None) -> Zone | None:
+    """The current or a given version of a zone."""
+    cond = _Z.current if version is None else _Z.version == version
+    row = conn.execute(select(*_ZONE_COLS, _wkb_col(pg)).where(_Z.zone_id == zone_id, cond)).first()
+    return None if row is None else row_zone(row._mapping, row.wkb)
+
+
+def list_zones(
+    conn: Connection, pg: bool, bbox: BBox | None, at: float | None, limit: int, offset: int
+) -> tuple[list[Zone], int]:
+    """A page of current zones intersecting ``bbox`` and in force at ``at``, by id."""
+    conds: list[ColumnElement[bool]] = [_Z.current == true()]
+    if at is not None:
+        conds.append(or_(_Z.valid_from.is_(None), _Z.valid_from <= at))
+        conds.append(or_(_Z.valid_to.is_(None), _Z.valid_to >= at))
+    if bbox is not None:
+        conds += [
+            _Z.max_lon >= bbox[0],
+            _Z.max_lat >= bbox[1],
+            _Z.min_lon <= bbox[2],
+            _Z.min_lat <= bbox[3],
+        ]
+        if pg:
+            conds.append(func.ST_Intersects(_Z.geom, _envelope(bbox)))
+    base = select(*_ZONE_COLS, _wkb_col(pg)).where(and_(*conds)).order_by(_Z.zone_id)
+    if pg or bbox is None:
+        total = _count(conn, *conds)
+        rows = conn.execute(base.limit(limit).offset(offset)).all()
+        return [row_zone(r._mapping, r.wkb) for r in rows], total
+    # SQLite has no spatial functions: the bbox columns narrow, shapely decides exactly
+    rows = conn.execute(base).all()
+    geoms = shapely.from_wkb([bytes(r.wkb) for r in rows])
+    hit: Any = shapely.intersects(geoms, shapely.box(*bbox)) if rows else []
+    matched = [r for r, h in zip(rows, hit, strict=True) if h]
+    page = matched[offset : offset + limit]
+    return [row_zone(r._mapping, r.wkb) for r in page], len(matched)
+
+
+def count_zones(conn: Connection) -> int:
+    """How many zones are current."""
+    return _count(conn, _Z.current == true())
+
+
+def _count(conn: Connection, *conds: ColumnElement[bool]) -> int:
+    return int(conn.execute(select(func.count()).select_from(_Z).where(*conds)).scalar() or 0)
+
+
+def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) -> None:
+    """Insert new leads; update open ones (keeping their workflow status); leave closed ones."""
+    if not leads:
+        return
+    last = {lead.id: lead for lead in leads}  # one statement may not touch a row twice
+    rows = [lead_row(lead, now) for lead in last.values()]
+    ins = (pg_insert if pg else sqlite_insert)(LeadRow)
+    keep = {"id", "status"}
+    set_ = {c: ins.excluded[c] for c in rows[0] if c not in keep}
+    stmt = ins.on_conflict_do_update(
+        index_elements=["id"], set_=set_, where=LeadRow.ended_at.is_(None)
+    )
+    conn.execute(stmt, rows)
+
+
+def get_lead(conn: Connection, lead_id: str) -> Lead | None:
+    """One lead with its evidence."""
+    row = conn.execute(select(*_LEAD_COLS).where(LeadRow.id == lead_id)).first()
+    return None if row is None else row_lead(row._mapping)
+
+
+def set_lead_status(conn: Connection, lead_id: str, status: str, now: float) -> Lead | None:
+    """Move a lead in the workflow (allowed on closed leads: status is not evidence)."""
+    conn.execute(update(LeadRow).where(LeadRow.id == lead_id).values(status=status, updated_at=now))
+    return get_lead(conn, lead_id)
+
+
+def _lead_conds(pg: bool, q: LeadQuery) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = []
+    if q.rule is not None:
+        conds.append(LeadRow.rule == q.rule)
+    if q.zone_id is not None:
+        conds.append(LeadRow.zone_id == q.zone_id)
+    if q.mmsi is not None:
+        conds.append(LeadRow.mmsi == q.mmsi)
+    if q.status is not None:
+        conds.append(LeadRow.status == q.status)
+    if q.start is not None:
+        conds.append(or_(LeadRow.ended_at.is_(None), LeadRow.ended_at >= q.start))
+    if q.end is not None:
+        conds.append(LeadRow.started_at <= q.end)
+    if q.bbox is not None:
+        if pg:
+            conds.append(LeadRow.closest_geom.op("&&")(_envelope(q.bbox)))
+        else:
+            conds.append(LeadRow.closest_lon.between(q.bbox[0], q.bbox[2]))
+            conds.append(LeadRow.closest_lat.between(q.bbox[1], q.bbox[3]))
+    return conds
+
+
+def list_leads(
+    conn: Connection, pg: bool, q: LeadQuery, limit: int, offset: int
+) -> tuple[list[Lead], int]:
+    """A page of leads, newest first, and the total matched."""
+    conds = _lead_conds(pg, q)
+    total = conn.execute(select(func.count()).select_from(LeadRow).where(*conds)).scalar()
+    rows = conn.execute(
+        select(*_LEAD_COLS)
+        .where(*conds)
+        .order_by(LeadRow.started_at.desc(), LeadRow.id)
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    return [row_lead(r._mapping) for r in rows], int(total or 0)

@@ -1,0 +1,1 @@
+"""Alembic migrations; run through ``service.db.engine.migrate`` (no alembic.ini needed)."""

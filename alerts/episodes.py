@@ -1,0 +1,170 @@
+"""Episodes: one vessel breaking one rule in one zone, from first to last breaking fix.
+
+An episode keeps only what its lead needs (first, last and closest positions, a bounded
+evenly-thinned sample, the minimum distance and maximum speed), so a ship lying at anchor
+in a channel for a week costs the same memory as one crossing it for a minute.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from alerts.lead import EvidencePoint, Lead
+from alerts.rules import ApproachPolicy, citation
+from ingest.records import VesselInfo, flag_mid
+from zones.model import Zone
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeConfig:
+    """Tunables of episode detection (defaults are what an inspector would expect)."""
+
+    # an episode closes once the vessel has been clear this long ...
+    hold_s: float = 600.0
+    # ... and "clear" means more than this beyond the rule distance (boundary jitter)
+    hold_m: float = 50.0
+    # a fix implying more than this speed from both neighbours is a glitch
+    glitch_speed_kn: float = 60.0
+    # and jumps shorter than this are never glitches (GPS noise on fast updates)
+    glitch_min_jump_m: float = 200.0
+    # a fix with hits waits at most this long (stream time) for its next neighbour
+    lookahead_s: float = 120.0
+    # SOG at or below this is stopped; stopped this long is anchored (status 1 is at once)
+    anchor_sog_kn: float = 0.5
+    anchor_dwell_s: float = 300.0
+    # a stale "at anchor" status is ignored while the vessel visibly moves faster than this
+    status_moving_kn: float = 2.0
+    max_evidence: int = 200
+    # vessels silent this long with nothing open are forgotten
+    forget_after_s: float = 3600.0
+    approach: ApproachPolicy = field(default_factory=ApproachPolicy)
+
+
+def lead_id(mmsi: int, rule: str, zone_id: str | None, started_at: float) -> str:
+    """Stable lead id: the same vessel, rule, zone and start always give the same id."""
+    key = f"{mmsi}|{rule}|{zone_id or ''}|{started_at:.3f}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def thin(points: list[EvidencePoint], keep: EvidencePoint, cap: int) -> list[EvidencePoint]:
+    """At most ``cap`` points evenly spread over ``points`` (time-ordered), keeping the
+    first, the last and ``keep``."""
+    if len(points) <= cap:
+        return points
+    cap = max(cap, 3)
+    n = len(points)
+    step = (n - 1) / (cap - 2)
+    picked = {round(i * step) for i in range(cap - 1)}
+    picked.add(n - 1)
+    out = [points[i] for i in sorted(picked)]
+    if keep not in out:
+        # make room for the closest point by dropping the sample nearest to it in time
+        j = min(range(1, len(out) - 1), key=lambda i: abs(out[i].t - keep.t))
+        out[j] = keep
+        out.sort(key=lambda e: e.t)
+    return out
+
+
+class Episode:
+    """Running state of one open episode."""
+
+    __slots__ = (
+        "authority",
+        "closest",
+        "closest_raw",
+        "count",
+        "first",
+        "last",
+        "last_hold_t",
+        "max_sog",
+        "mmsi",
+        "rule",
+        "sailing",
+        "samples",
+        "started_at",
+        "stride",
+        "threshold_m",
+        "zone_idx",
+    )
+
+    def __init__(self, mmsi: int, rule: str, zone_idx: int, threshold_m: float) -> None:
+        self.mmsi = mmsi
+        self.rule = rule
+        self.zone_idx = zone_idx
+        self.threshold_m = threshold_m
+        self.started_at = 0.0
+        self.last_hold_t = 0.0
+        self.first: EvidencePoint | None = None
+        self.last: EvidencePoint | None = None
+        self.closest: EvidencePoint | None = None
+        self.closest_raw: tuple[str, ...] = ()
+        self.authority: str | None = None
+        self.max_sog: float | None = None
+        self.samples: list[EvidencePoint] = []
+        self.stride = 1
+        self.count = 0
+        self.sailing = False
+
+    def add(
+        self, point: EvidencePoint, raw: tuple[str, ...], authority: str | None, cap: int
+    ) -> None:
+        """Record one breaking position."""
+        if self.first is None:
+            self.first = point
+            self.started_at = point.t
+        self.last = point
+        self.last_hold_t = max(self.last_hold_t, point.t)
+        d = point.distance_m if point.distance_m is not None else 0.0
+        if self.closest is None or d < (self.closest.distance_m or 0.0):
+            self.closest = point
+            self.closest_raw = raw
+            self.authority = authority
+        if point.sog is not None and (self.max_sog is None or point.sog > self.max_sog):
+            self.max_sog = point.sog
+        if self.count % self.stride == 0:
+            self.samples.append(point)
+            if len(self.samples) >= 2 * cap:
+                # halve the sample and its rate: memory stays bounded, spacing stays even
+                self.samples = self.samples[::2]
+                self.stride *= 2
+        self.count += 1
+
+    def to_lead(self, zone: Zone, info: VesselInfo | None, *, closed: bool, cap: int) -> Lead:
+        """The lead for this episode, closed (``ended_at`` set) or still open."""
+        assert self.first is not None and self.last is not None and self.closest is not None
+        seen = {id(p): p for p in (self.first, *self.samples, self.closest, self.last)}
+        points = sorted(seen.values(), key=lambda e: e.t)
+        vessel: dict[str, Any] = {
+            "name": info.name if info else None,
+            "ship_type": info.ship_type if info else None,
+            "length_m": info.length_m if info else None,
+            "flag_mid": flag_mid(self.mmsi),
+        }
+        return Lead(
+            id=lead_id(self.mmsi, self.rule, zone.id, self.started_at),
+            mmsi=self.mmsi,
+            rule=self.rule,
+            citation=citation(self.rule),
+            zone_id=zone.id,
+            zone_kind=str(zone.kind),
+            started_at=self.started_at,
+            ended_at=self.last.t if closed else None,
+            min_distance_m=self.closest.distance_m or 0.0,
+            max_sog_kn=self.max_sog,
+            closest_lon=self.closest.lon,
+            closest_lat=self.closest.lat,
+            closest_t=self.closest.t,
+            evidence=thin(points, self.closest, cap),
+            raw_sentences=list(self.closest_raw),
+            vessel=vessel,
+            authority=self.authority,
+            zone_version=zone.version,
+            details={
+                "zone_name": zone.name,
+                "rule_distance_m": self.threshold_m,
+                "vessel_class": "sailing" if self.sailing else "motor",
+                "positions": self.count,
+            },
+        )

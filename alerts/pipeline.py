@@ -1,0 +1,386 @@
+"""The in-process lead pipeline: records in, closed leads out, one zone query per batch.
+
+Stage boundary: ``process`` takes a batch of records of any vessels (a bus partition by
+MMSI feeds it the same way) and returns the leads closed during the batch. Per-vessel
+state is a few slots (last accepted fix, a one-fix look-ahead for glitches, stop timer,
+open episodes), and vessels silent for long with nothing open are forgotten.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from pyproj import Geod
+
+from alerts.episodes import Episode, EpisodeConfig
+from alerts.lead import EvidencePoint, Lead
+from alerts.rules import (
+    NAV_AT_ANCHOR,
+    NAV_MOORED,
+    Approach,
+    VesselMoment,
+    approach_ok,
+    area_rule,
+    is_allowed,
+    is_sailing,
+)
+from ingest.records import Position, Record, StaticData, device_class
+from ingest.registry import VesselRegistry
+from zones.evaluate import ZoneIndex
+from zones.model import ZoneKind
+
+_GEOD = Geod(ellps="WGS84")
+_KN = 1852.0 / 3600.0
+_EARTH_R = 6_371_008.8
+
+Hit = tuple[int, float]  # (zone index, distance to the reference geometry in metres)
+
+
+class _Vessel:
+    """Per-vessel state, kept small on purpose (100,000 vessels in tens of MB)."""
+
+    __slots__ = ("approaches", "episodes", "last_lat", "last_lon", "last_t", "pending", "stop_t")
+
+    def __init__(self) -> None:
+        self.last_t: float | None = None
+        self.last_lon = 0.0
+        self.last_lat = 0.0
+        self.pending: tuple[Position, list[Hit]] | None = None
+        self.stop_t: float | None = None
+        self.episodes: dict[tuple[str, int], Episode] | None = None
+        self.approaches: dict[int, Approach] | None = None
+
+
+def _metres(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
+    """Great-circle distance (haversine): plenty for telling glitches from sailing."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = (
+        math.sin((p2 - p1) / 2) ** 2
+        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    )
+    return 2 * _EARTH_R * math.asin(min(1.0, math.sqrt(a)))
+
+
+class LeadPipeline:
+    """Turns records into leads against a zone index (see module docstring)."""
+
+    def __init__(
+        self, index: ZoneIndex, registry: VesselRegistry, config: EpisodeConfig | None = None
+    ) -> None:
+        self.index = index
+        self.registry = registry
+        self.config = config or EpisodeConfig()
+        self._zones = index.zones
+        self._thr = [float(x) for x in index.threshold_m]
+        self._sail_band = float(index.sail_band_m)
+        self._vessels: dict[int, _Vessel] = {}
+        self._pending: set[int] = set()
+        self._open: set[int] = set()
+        self._closed: list[Lead] = []
+        self._now = -math.inf
+        self._last_sweep = -math.inf
+        self.counters: dict[str, int] = {
+            "positions": 0,
+            "positions_skipped": 0,
+            "glitches": 0,
+            "leads_closed": 0,
+        }
+
+    # -- public interface -------------------------------------------------------------
+
+    def process(self, records: Sequence[Record]) -> list[Lead]:
+        """Feed a batch of records; returns the leads closed during it."""
+        batch: list[Position] = []
+        for r in records:
+            if isinstance(r, Position):
+                if (
+                    r.lon is not None
+                    and r.lat is not None
+                    and -180.0 <= r.lon <= 180.0
+                    and -90.0 <= r.lat <= 90.0
+                    and device_class(r.mmsi, r.msg_type) == "vessel"
+                ):
+                    batch.append(r)
+                else:
+                    self.counters["positions_skipped"] += 1
+            elif isinstance(r, StaticData):
+                self.registry.update(r)
+        if not batch:
+            return self._drain()
+        self.counters["positions"] += len(batch)
+        lon = np.fromiter((p.lon for p in batch), dtype=np.float64, count=len(batch))
+        lat = np.fromiter((p.lat for p in batch), dtype=np.float64, count=len(batch))
+        hits = self.index.evaluate(lon, lat, margin_m=self.config.hold_m)
+        per_pos: list[list[Hit] | None] = [None] * len(batch)
+        for p, z, d in zip(
+            hits.pos.tolist(), hits.zone.tolist(), hits.distance_m.tolist(), strict=True
+        ):
+            lst = per_pos[p]
+            if lst is None:
+                per_pos[p] = [(z, d)]
+            else:
+                lst.append((z, d))
+        for pos, h in zip(batch, per_pos, strict=True):
+            self._feed(pos, h)
+        return self._drain()
+
+    def expire(self, now: float) -> list[Lead]:
+        """Close episodes of vessels clear or silent past the hysteresis at stream time
+        ``now``; also settles look-ahead fixes that waited too long."""
+        cfg = self.config
+        self._now = max(self._now, now)
+        for mmsi in list(self._pending):
+            vs = self._vessels[mmsi]
+            if vs.pending is not None and now - vs.pending[0].t > cfg.lookahead_s:
+                pos, hits = vs.pending
+                vs.pending = None
+                self._pending.discard(mmsi)
+                self._apply(vs, pos, hits)
+        for mmsi in list(self._open):
+            self._close_stale(mmsi, self._vessels[mmsi], now)
+        if now - self._last_sweep > cfg.forget_after_s:
+            self._last_sweep = now
+            stale = [
+                m
+                for m, vs in self._vessels.items()
+                if vs.last_t is not None
+                and now - vs.last_t > cfg.forget_after_s
+                and not vs.episodes
+                and vs.pending is None
+            ]
+            for m in stale:
+                del self._vessels[m]
+        return self._drain()
+
+    def open_leads(self) -> list[Lead]:
+        """Snapshot of every open episode as a lead with ``ended_at`` null."""
+        out = []
+        for mmsi in sorted(self._open):
+            vs = self._vessels[mmsi]
+            for ep in (vs.episodes or {}).values():
+                out.append(self._lead(ep, closed=False))
+        return out
+
+    def finish(self) -> list[Lead]:
+        """End of input: settle every look-ahead fix, then return the leads closed by
+        that and every episode still open (``ended_at`` null)."""
+        for mmsi in list(self._pending):
+            vs = self._vessels[mmsi]
+            if vs.pending is not None:
+                pos, hits = vs.pending
+                vs.pending = None
+                self._apply(vs, pos, hits)
+        self._pending.clear()
+        closed = self.expire(self._now)
+        return closed + self.open_leads()
+
+    @property
+    def stream_time(self) -> float:
+        """Latest message time seen (the clock ``expire`` should be given in a replay)."""
+        return self._now
+
+    @property
+    def vessel_count(self) -> int:
+        """Vessels with state held right now."""
+        return len(self._vessels)
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _drain(self) -> list[Lead]:
+        out, self._closed = self._closed, []
+        self.counters["leads_closed"] += len(out)
+        return out
+
+    def _feed(self, pos: Position, hits: list[Hit] | None) -> None:
+        """Glitch look-ahead: a fix with hits waits for its successor before it counts."""
+        vs = self._vessels.get(pos.mmsi)
+        if vs is None:
+            vs = self._vessels[pos.mmsi] = _Vessel()
+        if pos.t > self._now:
+            self._now = pos.t
+        if vs.pending is not None:
+            q, qhits = vs.pending
+            vs.pending = None
+            if self._is_glitch(vs, q, pos):
+                self.counters["glitches"] += 1
+            else:
+                self._apply(vs, q, qhits)
+        if hits:
+            vs.pending = (pos, hits)
+            self._pending.add(pos.mmsi)
+        else:
+            self._pending.discard(pos.mmsi)
+            self._apply(vs, pos, None)
+
+    def _impossible(self, lon1: float, lat1: float, t1: float, p: Position) -> bool:
+        assert p.lon is not None and p.lat is not None
+        d = _metres(lon1, lat1, p.lon, p.lat)
+        dt = max(abs(p.t - t1), 1.0)
+        cfg = self.config
+        return d > cfg.glitch_min_jump_m and d > cfg.glitch_speed_kn * _KN * dt
+
+    def _is_glitch(self, vs: _Vessel, q: Position, nxt: Position) -> bool:
+        """A fix impossibly far from both the previous accepted fix and the next one."""
+        if vs.last_t is None:
+            return False
+        assert q.lon is not None and q.lat is not None
+        return self._impossible(vs.last_lon, vs.last_lat, vs.last_t, q) and self._impossible(
+            q.lon, q.lat, q.t, nxt
+        )
+
+    def _apply(self, vs: _Vessel, pos: Position, hits: list[Hit] | None) -> None:
+        """Account one accepted fix: stop timer, rule judgement, episode upkeep."""
+        cfg = self.config
+        assert pos.lon is not None and pos.lat is not None
+        t, sog, nav = pos.t, pos.sog, pos.nav_status
+        by_status = nav in (NAV_AT_ANCHOR, NAV_MOORED) and (
+            sog is None or sog <= cfg.status_moving_kn
+        )
+        stopped = by_status or (sog is not None and sog <= cfg.anchor_sog_kn)
+        if stopped:
+            if vs.stop_t is None:
+                vs.stop_t = t
+        else:
+            vs.stop_t = None
+        vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat
+        if vs.episodes:
+            # before judging: a fix after a long clear spell starts a new episode
+            self._close_stale(pos.mmsi, vs, t)
+        if hits:
+            self._judge(vs, pos, hits, stopped)
+        elif vs.approaches:
+            vs.approaches = None
+
+    def _judge(self, vs: _Vessel, pos: Position, hits: list[Hit], stopped: bool) -> None:
+        cfg = self.config
+        assert pos.lon is not None and pos.lat is not None
+        t = pos.t
+        info = self.registry.get(pos.mmsi)
+        ship_type = info.ship_type if info is not None else None
+        stopped_for = t - vs.stop_t if (stopped and vs.stop_t is not None) else 0.0
+        m = VesselMoment(
+            mmsi=pos.mmsi,
+            t=t,
+            ship_type=ship_type,
+            sailing=is_sailing(ship_type, pos.nav_status),
+            sog=pos.sog,
+            cog=pos.cog,
+            heading=pos.heading,
+            nav_status=pos.nav_status,
+            stopped=stopped,
+            anchored=stopped
+            and (pos.nav_status == NAV_AT_ANCHOR or stopped_for >= cfg.anchor_dwell_s),
+            stopped_for_s=stopped_for,
+        )
+        authority = None
+        for z, d in hits:
+            zone = self._zones[z]
+            if zone.kind is ZoneKind.JURISDICTION and d <= 0.0 and zone.authority:
+                authority = zone.authority
+        in_band: set[int] = set()
+        for z, d in hits:
+            zone = self._zones[z]
+            if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
+                continue
+            allowed = is_allowed(zone, pos.mmsi, ship_type)
+            if zone.kind is ZoneKind.BATHER_BEACH:
+                if allowed:
+                    continue
+                thr = min(self._sail_band, self._thr[z]) if m.sailing else self._thr[z]
+                rule = "BATH-SAIL" if m.sailing else "BATH-MOTOR"
+                if d <= thr:
+                    in_band.add(z)
+                    if vs.approaches is None:
+                        vs.approaches = {}
+                    appr = vs.approaches.get(z)
+                    if appr is None:
+                        appr = vs.approaches[z] = Approach()
+                    breaks = not approach_ok(m, appr, self._bearing(z, pos, d), cfg.approach)
+                    near = breaks
+                else:
+                    breaks = False
+                    # fast just outside the band keeps a beach episode alive (jitter)
+                    near = d <= thr + cfg.hold_m and not (
+                        stopped or (pos.sog is not None and pos.sog <= cfg.approach.max_sog_kn)
+                    )
+            else:
+                area = area_rule(zone, m, allowed)
+                if area is None:
+                    continue
+                rule = area
+                thr = self._thr[z]
+                breaks = d <= thr
+                near = d <= thr + cfg.hold_m
+            if breaks:
+                self._extend(vs, pos, rule, z, d, thr, m.sailing, authority)
+            elif near and vs.episodes:
+                ep = vs.episodes.get((rule, z))
+                if ep is not None:
+                    ep.last_hold_t = max(ep.last_hold_t, t)
+        if vs.approaches:
+            for z in [z for z in vs.approaches if z not in in_band]:
+                del vs.approaches[z]
+            if not vs.approaches:
+                vs.approaches = None
+
+    def _bearing(self, z: int, pos: Position, d: float) -> float | None:
+        """Bearing from the vessel to the nearest baseline point (None when on it)."""
+        assert pos.lon is not None and pos.lat is not None
+        if d < 5.0:
+            return None
+        nlon, nlat = self.index.nearest_point(z, pos.lon, pos.lat)
+        az, _, _ = _GEOD.inv(pos.lon, pos.lat, nlon, nlat)
+        return float(az) % 360.0
+
+    def _extend(
+        self,
+        vs: _Vessel,
+        pos: Position,
+        rule: str,
+        z: int,
+        d: float,
+        thr: float,
+        sailing: bool,
+        authority: str | None,
+    ) -> None:
+        assert pos.lon is not None and pos.lat is not None
+        if vs.episodes is None:
+            vs.episodes = {}
+        key = (rule, z)
+        ep = vs.episodes.get(key)
+        if ep is None:
+            ep = vs.episodes[key] = Episode(pos.mmsi, rule, z, thr)
+            ep.sailing = sailing
+            self._open.add(pos.mmsi)
+        point = EvidencePoint(
+            t=pos.t,
+            lon=pos.lon,
+            lat=pos.lat,
+            sog=pos.sog,
+            cog=pos.cog,
+            nav_status=pos.nav_status,
+            distance_m=d,
+        )
+        ep.add(point, pos.raw, authority, self.config.max_evidence)
+
+    def _close_stale(self, mmsi: int, vs: _Vessel, now: float) -> None:
+        if not vs.episodes:
+            self._open.discard(mmsi)
+            return
+        hold = self.config.hold_s
+        for key in [k for k, ep in vs.episodes.items() if now - ep.last_hold_t > hold]:
+            ep = vs.episodes.pop(key)
+            self._closed.append(self._lead(ep, closed=True))
+        if not vs.episodes:
+            vs.episodes = None
+            self._open.discard(mmsi)
+
+    def _lead(self, ep: Episode, *, closed: bool) -> Lead:
+        return ep.to_lead(
+            self._zones[ep.zone_idx],
+            self.registry.get(ep.mmsi),
+            closed=closed,
+            cap=self.config.max_evidence,
+        )

@@ -1,0 +1,158 @@
+"""NORMAM-07 rule catalogue and the judgement of one position against one zone.
+
+The judgement is pure: it takes what the pipeline knows of the vessel at that instant
+(class, allow-list membership, whether it lies at anchor and for how long, the beach
+approach so far) and says which rule, if any, the position breaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zones.model import Zone, ZoneKind
+
+CITATIONS: dict[str, str] = {
+    "BATH-SAIL": "NORMAM-07/DPC 0211 b) 1)",
+    "BATH-MOTOR": "NORMAM-07/DPC 0211 b) 2)",
+    "BATH-APPROACH": "NORMAM-07/DPC 0211 b) 3)",
+    "BATH-LAUNCH": "NORMAM-07/DPC 0211 e)",
+    "SEC-MILITARY": "NORMAM-07/DPC 0212 a)",
+    "SEC-PLANT": "NORMAM-07/DPC 0212 b)",
+    "SEC-ANCHORAGE": "NORMAM-07/DPC 0212 c)",
+    "SEC-CHANNEL": "NORMAM-07/DPC 0212 d)",
+    "SEC-PORT": "NORMAM-07/DPC 0212 e)",
+    "SEC-PLATFORM": "NORMAM-07/DPC 0212 f)",
+    "SEC-NOTICE": "NORMAM-07/DPC 0212 g)",
+}
+
+# the rule a position inside (or too close to) each kind of zone breaks
+KIND_RULE: dict[ZoneKind, str] = {
+    ZoneKind.MILITARY: "SEC-MILITARY",
+    ZoneKind.POWER_PLANT: "SEC-PLANT",
+    ZoneKind.ANCHORAGE: "SEC-ANCHORAGE",
+    ZoneKind.ACCESS_CHANNEL: "SEC-CHANNEL",
+    ZoneKind.PORT_FACILITY: "SEC-PORT",
+    ZoneKind.PLATFORM: "SEC-PLATFORM",
+    ZoneKind.SPECIAL_AREA: "SEC-NOTICE",
+    ZoneKind.LAUNCH_AREA: "BATH-LAUNCH",
+}
+
+SAILING_SHIP_TYPE = 36
+NAV_UNDER_WAY_SAILING = 8
+NAV_AT_ANCHOR = 1
+NAV_MOORED = 5
+
+
+def citation(rule: str) -> str:
+    """The article a rule code cites."""
+    return CITATIONS[rule]
+
+
+def is_sailing(ship_type: int | None, nav_status: int | None) -> bool:
+    """Sail (or oar) craft: ship type 36 or status 8; unknown propulsion is motor."""
+    return ship_type == SAILING_SHIP_TYPE or nav_status == NAV_UNDER_WAY_SAILING
+
+
+def is_allowed(zone: Zone, mmsi: int, ship_type: int | None) -> bool:
+    """Whether the zone's allow-list lets this vessel be inside."""
+    if mmsi in zone.allowed_mmsi:
+        return True
+    return ship_type is not None and ship_type in zone.allowed_ship_types
+
+
+def anchoring_prohibited(zone: Zone) -> bool:
+    """Channels forbid anchoring to everyone unless the zone says otherwise."""
+    return zone.anchoring_prohibited
+
+
+def angle_diff(a: float, b: float) -> float:
+    """Smallest absolute difference between two bearings, degrees in [0, 180]."""
+    d = abs((a - b) % 360.0)
+    return 360.0 - d if d > 180.0 else d
+
+
+@dataclass(slots=True)
+class VesselMoment:
+    """What the pipeline knows of a vessel at one accepted position."""
+
+    mmsi: int
+    t: float
+    ship_type: int | None
+    sailing: bool
+    sog: float | None
+    cog: float | None
+    heading: int | None
+    nav_status: int | None
+    stopped: bool  # at anchor/moored by status, or SOG near zero right now
+    anchored: bool  # at anchor by status, or stopped for the anchoring dwell
+    stopped_for_s: float  # how long it has been stopped (0 when moving)
+
+
+@dataclass(slots=True)
+class Approach:
+    """A vessel's visit inside one beach band: whether it stayed within 0211 b) 3)."""
+
+    clean: bool = True
+    anchored: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ApproachPolicy:
+    """Limits of the 0211 b) 3) exception."""
+
+    max_sog_kn: float = 3.0
+    course_tolerance_deg: float = 30.0
+
+
+def approach_ok(
+    m: VesselMoment,
+    approach: Approach,
+    bearing_to_beach: float | None,
+    policy: ApproachPolicy,
+) -> bool:
+    """Judge one in-band position under 0211 b) 3) and update the visit's state.
+
+    Inside the band a vessel keeps the exception while it comes in slowly and roughly
+    perpendicular to the baseline (course within tolerance of the bearing to the nearest
+    baseline point), lies stopped after such an approach, or, having anchored, leaves the
+    same way. Anything else spoils the whole visit until it leaves the band.
+    """
+    if not approach.clean:
+        return False
+    if m.stopped:
+        approach.anchored = True
+        return True
+    if m.sog is None or m.sog > policy.max_sog_kn:
+        approach.clean = False
+        return False
+    course = m.cog if m.cog is not None else m.heading
+    if course is None or bearing_to_beach is None:
+        # slow, with no course to judge (or sitting on the baseline): benefit of the doubt
+        return True
+    if angle_diff(course, bearing_to_beach) <= policy.course_tolerance_deg:
+        return True
+    if approach.anchored and angle_diff(course, bearing_to_beach + 180.0) <= (
+        policy.course_tolerance_deg
+    ):
+        return True
+    approach.clean = False
+    return False
+
+
+def area_rule(zone: Zone, m: VesselMoment, allowed: bool) -> str | None:
+    """The rule a position inside (or near) a non-beach zone breaks, if any.
+
+    Distance is the caller's concern; this decides on who the vessel is and what it does.
+    """
+    if zone.kind is ZoneKind.JURISDICTION or zone.kind is ZoneKind.BATHER_BEACH:
+        return None
+    rule = KIND_RULE[zone.kind]
+    if zone.kind is ZoneKind.LAUNCH_AREA:
+        limit = zone.max_dwell_min
+        if allowed or limit is None or not m.stopped:
+            return None
+        return rule if m.stopped_for_s > limit * 60.0 else None
+    if m.anchored and anchoring_prohibited(zone):
+        # anchoring in a channel is forbidden even to ships allowed to transit it
+        return rule
+    return None if allowed else rule

@@ -1,0 +1,20 @@
+"""Lead scenario fixtures; the helpers live in scenario_kit (importable from here)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scenario_kit import bundled_index
+
+from zones.evaluate import ZoneIndex
+
+
+@pytest.fixture(scope="session")
+def bundled() -> ZoneIndex:
+    """The real bundled zones, compiled once."""
+    return bundled_index()

@@ -3,7 +3,8 @@
 Identity (checked by the property tests): every line fed ends in exactly one outcome,
 
     lines == blank + not_nmea + bad_tag_block + truncated + bad_checksum + non_ais
-             + orphan_fragment + undecodable + unsupported_type + decoded_lines + pending
+             + orphan_fragment + undecodable + unsupported_type + decoded_lines
+             + internal_error + pending
 
 where ``pending`` is the fragments still waiting for the rest of their message (0 after
 ``flush()``). ``sentences`` counts lines that framed as a checksum-valid AIS sentence,
@@ -27,6 +28,7 @@ OUTCOMES = (
     "undecodable",
     "unsupported_type",
     "decoded_lines",
+    "internal_error",
 )
 
 
@@ -48,6 +50,7 @@ class IngestCounters:
     undecodable: int = 0
     unsupported_type: int = 0
     decoded_lines: int = 0
+    internal_error: int = 0  # a bug in Vigia met by a line; the line is skipped, not fatal
     bad_row: int = 0
 
     def as_dict(self) -> dict[str, int]:

@@ -137,8 +137,8 @@ class Ingestor:
             if self._since_expire >= _EXPIRE_EVERY:
                 self._since_expire = 0
                 self._expire(t)
-        except Exception:  # a bug must not stop the feed; count the line as undecodable
-            c.undecodable += 1
+        except Exception:  # a bug must not stop the feed: count it, skip the line
+            c.internal_error += 1
 
     def _fragment(
         self,

@@ -81,6 +81,7 @@ def check_values(recs: list[Record]) -> None:
 def test_random_bytes_never_raise(chunks: list[bytes]) -> None:
     lines = [c.decode("utf-8", "replace") for c in chunks]
     ing, recs = run(lines)
+    check_values(recs)
     check_identity(ing)
     assert ing.counters.lines == len(lines)
 

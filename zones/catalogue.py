@@ -143,6 +143,8 @@ def parse_feature(feat: Any, *, index: int = 0, file: str | None = None) -> Zone
         return ZoneError(reason, file=file, feature=zid)
 
     raw_kind = props.get("kind")
+    if raw_kind is None:
+        raise fail("missing kind")
     try:
         kind = ZoneKind(str(raw_kind))
     except ValueError:
@@ -220,6 +222,7 @@ def _geometry(raw: Any, kind: ZoneKind, fail: _Fail) -> BaseGeometry:
     if gtype not in GEOMETRY_TYPES[kind]:
         allowed = ", ".join(sorted(GEOMETRY_TYPES[kind]))
         raise fail(f"geometry {gtype} is not one {kind.value} takes ({allowed})")
+    _check_rings(raw, fail)
     try:
         geom = shape(dict(raw))
     except Exception as exc:  # shapely raises several types for malformed coordinates
@@ -239,6 +242,18 @@ def _geometry(raw: Any, kind: ZoneKind, fail: _Fail) -> BaseGeometry:
     if gtype in ("LineString", "MultiLineString") and not shapely.is_simple(geom):
         raise fail("self-intersecting baseline (a surf line must not cross itself)")
     return geom
+
+
+def _check_rings(raw: Mapping[str, Any], fail: _Fail) -> None:
+    """RFC 7946 rings are closed with at least four positions (shapely would close them)."""
+    coords = raw.get("coordinates")
+    polys = [coords] if raw.get("type") == "Polygon" else coords
+    if raw.get("type") not in _AREA or not isinstance(polys, list):
+        return
+    for poly in polys:
+        for ring in poly if isinstance(poly, list) else []:
+            if not isinstance(ring, list) or len(ring) < 4 or ring[0] != ring[-1]:
+                raise fail("malformed Polygon: each ring must be closed, with 4 or more positions")
 
 
 def _instant(props: Mapping[str, Any], key: str, fail: _Fail) -> datetime | None:

@@ -197,9 +197,9 @@ class ZoneIndex:
         """Distance (m) from each position to one zone's reference geometry (0 inside)."""
         frame = self._frames[zone_idx]
         x, y = frame.forward(np.asarray(lon, np.float64), np.asarray(lat, np.float64))
-        return np.asarray(
-            shapely.distance(shapely.points(x, y), self._geom_m[zone_idx]), dtype=np.float64
-        )
+        with np.errstate(invalid="ignore"):  # NaN positions give NaN, quietly
+            d = shapely.distance(shapely.points(x, y), self._geom_m[zone_idx])
+        return np.asarray(d, dtype=np.float64)
 
     def nearest_point(self, zone_idx: int, lon: float, lat: float) -> tuple[float, float]:
         """Lon/lat of the point of the zone's reference geometry closest to (lon, lat)."""

@@ -1,0 +1,36 @@
+"""The bundled zone files are exactly what the build script makes from the reference data."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zones.catalogue import bundled_zones_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "enc").is_dir(), reason="reference geodata not here")
+def test_build_script_regenerates_bundled_files_byte_identically(tmp_path: Path) -> None:
+    """Running scripts/build_zones.py reproduces every committed file, byte for byte."""
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_zones.py"),
+            "--data",
+            str(SHARED_DATA),
+            "--out",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    built = sorted(p.name for p in tmp_path.glob("*.geojson"))
+    committed = sorted(p.name for p in bundled_zones_dir().glob("*.geojson"))
+    assert built == committed
+    for name in built:
+        assert (tmp_path / name).read_bytes() == (bundled_zones_dir() / name).read_bytes(), name

@@ -23,6 +23,8 @@ class IngestSnapshot:
     sentences_by_result: dict[str, int] = field(default_factory=dict)
     decode_errors_by_reason: dict[str, int] = field(default_factory=dict)
     positions_stored: int = 0
+    positions_dropped: int = 0
+    store_connected: bool = True
     vessels_stored: int = 0
     leads_by_rule: dict[str, int] = field(default_factory=dict)
     ingest_lag_s: float | None = None
@@ -55,6 +57,11 @@ class _SnapshotCollector(Collector):
             "vigia_positions_stored", "Positions written to the store", value=snap.positions_stored
         )
         yield CounterMetricFamily(
+            "vigia_positions_dropped",
+            "Positions dropped because the write buffer was full",
+            value=snap.positions_dropped,
+        )
+        yield CounterMetricFamily(
             "vigia_vessels_stored", "Vessel static records written", value=snap.vessels_stored
         )
         leads = CounterMetricFamily("vigia_leads", "Leads raised, by rule", labels=["rule"])
@@ -76,6 +83,11 @@ class _SnapshotCollector(Collector):
         yield age
         yield GaugeMetricFamily(
             "vigia_write_buffer", "Records waiting to be written to the store", value=snap.buffered
+        )
+        yield GaugeMetricFamily(
+            "vigia_store_connected",
+            "1 while the last write reached the store",
+            value=int(snap.store_connected),
         )
         yield GaugeMetricFamily(
             "vigia_worker_running", "1 while the ingest worker runs", value=int(snap.running)

@@ -30,6 +30,15 @@ from zones.model import Zone
 log = logging.getLogger("vigia.worker")
 _BATCH = 2_000
 _LIVE_LAG_S = 300.0
+#: the writer's cumulative counts, under the names the counters endpoint shows
+_WRITER_COUNTERS = {
+    "written": "positions_stored",
+    "dropped": "positions_dropped",
+    "written_vessels": "vessels_stored",
+    "written_leads": "lead_writes",
+    "rejected": "records_rejected",
+    "retries": "store_retries",
+}
 #: the Ingestor's per-line outcomes that are a reason a line was skipped
 _ERROR_OUTCOMES = (
     "not_nmea",
@@ -157,6 +166,11 @@ class IngestWorker:
 
     # -- what the API reads ----------------------------------------------------------------
 
+    @property
+    def zone_count(self) -> int:
+        """How many zones the running pipeline judges against."""
+        return len(self._pipeline.index.zones)
+
     def counters(self) -> dict[str, int]:
         """Cumulative counters: persisted ones from earlier runs plus this run's."""
         now = self._run_counters()
@@ -172,8 +186,10 @@ class IngestWorker:
         return IngestSnapshot(
             sentences_by_result=by_result,
             decode_errors_by_reason=by_reason,
-            positions_stored=int(stats.get("positions_written", 0)),
-            vessels_stored=int(stats.get("vessels_written", 0)),
+            positions_stored=int(stats.get("written", 0)),
+            positions_dropped=int(stats.get("dropped", 0)),
+            vessels_stored=int(stats.get("written_vessels", 0)),
+            store_connected=bool(stats.get("connected", True)),
             leads_by_rule=dict(self._leads_by_rule),
             ingest_lag_s=self._lag,
             last_message_age_s=age,
@@ -320,9 +336,8 @@ class IngestWorker:
         out = {k: int(v) for k, v in self._ingestor.counters.as_dict().items()}
         out.update({f"pipeline_{k}": int(v) for k, v in self._pipeline.counters.items()})
         stats = self._writer_stats()
-        for key in ("positions_written", "vessels_written", "leads_written"):
-            if key in stats:
-                out[key] = int(stats[key])
+        for key, name in _WRITER_COUNTERS.items():
+            out[name] = int(stats.get(key, 0))
         out["lines_processed"] = self._lines
         out["leads_raised"] = len(self._seen_leads)
         out["source_errors"] = self._source_errors

@@ -1,0 +1,138 @@
+"""The worker inside the app: replayed NMEA -> store -> API, counters, metrics, leads."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyais import encode_dict
+from pyproj import Geod
+
+from service.settings import IngestSettings
+from tests.api.conftest import BUNDLED, Api, make_settings, start
+
+pytestmark = pytest.mark.postgis
+GEOD = Geod(ellps="WGS84")
+P66 = (-40.05, -22.37)
+T0 = 1_709_294_400  # 2024-03-01T12:00:00Z
+MMSI = 710000111
+
+
+def _tagged(sentence: str, t: int) -> str:
+    body = f"c:{t}"
+    cs = 0
+    for ch in body:
+        cs ^= ord(ch)
+    return f"\\{body}*{cs:02X}\\{sentence}"
+
+
+def crossing_lines() -> list[str]:
+    """A boat at 8 kn passing 50 m north of P-66, west to east, a fix every 10 s."""
+    start_lon, start_lat, _ = GEOD.fwd(P66[0], P66[1], 270, 2000)
+    start_lon, start_lat, _ = GEOD.fwd(start_lon, start_lat, 0, 50)
+    lines = []
+    for k in range(100):
+        lon, lat, _ = GEOD.fwd(start_lon, start_lat, 90, 8 * 1852 / 3600 * 10 * k)
+        msg = {
+            "type": 1,
+            "mmsi": MMSI,
+            "lon": lon,
+            "lat": lat,
+            "speed": 8.0,
+            "course": 90.0,
+            "status": 0,
+            "heading": 90,
+        }
+        for sentence in encode_dict(msg, radio_channel="A", talker_id="AI"):
+            lines.append(_tagged(sentence, T0 + 10 * k))
+    return lines
+
+
+def _wait(predicate, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def running(store_url: str, tmp_path: Path, fixtures: Path) -> Iterator[Api]:
+    """The app with its worker replaying the pyais sample and a synthetic crossing."""
+    synthetic = tmp_path / "crossing.nmea"
+    synthetic.write_text("\n".join(crossing_lines()) + "\n")
+    settings = make_settings(store_url, tmp_path)
+    settings.ingest = IngestSettings(
+        worker=True,
+        files=[str(fixtures / "pyais_nmea_data_sample.txt"), str(synthetic)],
+        flush_interval_s=0.2,
+    )
+    for api in start(settings):
+        worker = api.client.app.state.worker  # type: ignore[attr-defined]
+        assert worker.wait_idle(60)
+        yield api
+
+
+def test_replayed_lines_reach_the_store_the_counters_and_the_metrics(running: Api) -> None:
+    h = running.h("viewer")
+    body = running.client.get("/ingest/counters", headers=h).json()
+    counters = body["counters"]
+    assert body["worker_running"] is True
+    assert counters["lines"] == 898 + 100
+    assert counters["decoded_lines"] == 770 + 100
+    assert counters["undecodable"] == 100
+    # the sample has no tag blocks: a vessel's fixes read in one block share a receipt
+    # time, and the store keeps one position per (mmsi, t), so fewer rows than fixes
+    assert 100 + 150 <= counters["positions_stored"] <= 100 + 758
+
+    ours = running.client.get(f"/vessels/{MMSI}/track", headers=h).json()["features"]
+    assert ours[0]["geometry"]["type"] == "LineString" and len(ours) == 101
+    greek = running.client.get("/vessels?bbox=20,36,24,38&limit=1000", headers=h).json()
+    assert len({f["properties"]["mmsi"] for f in greek["features"]}) >= 10
+
+    text = running.client.get("/metrics", headers=h).text
+    assert 'vigia_sentences_total{result="decoded"} 870.0' in text
+    assert 'vigia_decode_errors_total{reason="undecodable"} 100.0' in text
+    assert 'vigia_leads_total{rule="SEC-PLATFORM"} 1.0' in text
+    stored = next(x for x in text.splitlines() if x.startswith("vigia_positions_stored_total"))
+    assert float(stored.split()[1]) == counters["positions_stored"]
+    assert "vigia_ingest_lag_seconds" in text
+
+    ready = running.client.get("/readyz", headers=h).json()
+    assert ready["worker"] == "running" and ready["last_message_age_s"] is not None
+
+
+def test_the_crossing_raises_one_platform_lead_with_its_evidence(running: Api) -> None:
+    h = running.h("viewer")
+    leads = running.client.get(f"/leads?mmsi={MMSI}", headers=h).json()["leads"]
+    assert [x["rule"] for x in leads] == ["SEC-PLATFORM"]
+    lead = leads[0]
+    assert lead["zone_id"] == "plat-p66" and lead["min_distance_m"] < 60
+    assert lead["started_at"] >= "2024-03-01T12:0"
+    ev = running.client.get(f"/leads/{lead['id']}/evidence", headers=h).json()
+    assert ev["features"][0]["geometry"]["type"] == "LineString"
+
+
+def test_a_zone_edit_rebuilds_the_running_worker_s_index(running: Api) -> None:
+    worker = running.client.app.state.worker  # type: ignore[attr-defined]
+    assert worker.zone_count == len(BUNDLED)
+    r = running.client.delete("/collections/zones/items/anch-santos", headers=running.h("admin"))
+    assert r.status_code == 204
+    _wait(lambda: worker.zone_count == len(BUNDLED) - 1)
+
+
+def test_counters_survive_a_restart(store_url: str, tmp_path: Path, fixtures: Path) -> None:
+    settings = make_settings(store_url, tmp_path)
+    settings.ingest = IngestSettings(worker=True, files=[str(fixtures / "pyais_mixed.txt")])
+    for _ in range(2):
+        for api in start(settings):
+            assert api.client.app.state.worker.wait_idle(30)  # type: ignore[attr-defined]
+    settings.ingest = IngestSettings(worker=False)
+    for api in start(settings):
+        counters = api.client.get("/ingest/counters", headers=api.h("viewer")).json()["counters"]
+        assert counters["lines"] == 2 * len((fixtures / "pyais_mixed.txt").read_text().splitlines())
+    json.dumps(counters)

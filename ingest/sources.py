@@ -69,7 +69,7 @@ class FileSource:
                     return
                 now = time.time()
                 for text in block:
-                    yield RawLine(text, now, name)
+                    yield RawLine(text.rstrip("\r\n"), now, name)
         finally:
             if self.path != "-":
                 f.close()
@@ -153,7 +153,7 @@ class TcpSource:
                 continue
             *complete, buf = buf.split(b"\n")
             for raw in complete:
-                yield RawLine(raw.decode("utf-8", "replace"), now, name)
+                yield RawLine(raw.rstrip(b"\r").decode("utf-8", "replace"), now, name)
         if buf.strip():
             self.partial_lines_dropped += 1
 
@@ -203,7 +203,7 @@ class UdpSource:
                 now = time.time()
                 self.datagrams += 1
                 for raw in data.splitlines():
-                    if raw:
+                    if raw.strip():
                         yield RawLine(raw.decode("utf-8", "replace"), now, name)
         finally:
             self.sock.close()

@@ -55,9 +55,8 @@ def thin(points: list[EvidencePoint], keep: EvidencePoint, cap: int) -> list[Evi
         return points
     cap = max(cap, 3)
     n = len(points)
-    step = (n - 1) / (cap - 2)
-    picked = {round(i * step) for i in range(cap - 1)}
-    picked.add(n - 1)
+    step = (n - 1) / (cap - 1)
+    picked = {round(i * step) for i in range(cap)}
     out = [points[i] for i in sorted(picked)]
     if keep not in out:
         # make room for the closest point by dropping the sample nearest to it in time

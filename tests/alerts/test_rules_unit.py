@@ -1,0 +1,95 @@
+"""The pure pieces: vessel class, the 0211 b) 3) judgement, evidence thinning, lead ids,
+and state that leaves memory when episodes close."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scenario_kit import T0, aisgen, feature, index_from, square, to_positions
+from shapely.geometry import Point
+
+from alerts.episodes import EpisodeConfig, lead_id, thin
+from alerts.lead import EvidencePoint
+from alerts.pipeline import LeadPipeline
+from alerts.rules import Approach, ApproachPolicy, VesselMoment, approach_ok, is_sailing
+from ingest.registry import VesselRegistry
+
+
+def _moment(sog: float | None, cog: float | None, *, stopped: bool = False) -> VesselMoment:
+    return VesselMoment(1, 0.0, None, False, sog, cog, None, 0, stopped, stopped, 0.0)
+
+
+def test_vessel_class() -> None:
+    assert is_sailing(36, None) and is_sailing(None, 8) and is_sailing(36, 0)
+    assert not is_sailing(None, None) and not is_sailing(37, 0) and not is_sailing(30, 1)
+
+
+def test_approach_judgement() -> None:
+    pol = ApproachPolicy(max_sog_kn=3.0, course_tolerance_deg=30.0)
+    a = Approach()
+    # towards the beach (bearing 0) at 3 kn, 25 deg off: fine; stopped: fine
+    assert approach_ok(_moment(3.0, 25.0), a, 0.0, pol)
+    assert approach_ok(_moment(0.0, None, stopped=True), a, 0.0, pol)
+    # after anchoring, straight out again: fine
+    assert approach_ok(_moment(2.0, 182.0), a, 0.0, pol)
+    # slanting (45 deg off) spoils the visit, and it stays spoiled
+    b = Approach()
+    assert not approach_ok(_moment(2.0, 45.0), b, 0.0, pol)
+    assert not approach_ok(_moment(0.0, None, stopped=True), b, 0.0, pol)
+    # too fast, or heading out without having anchored
+    assert not approach_ok(_moment(3.5, 0.0), Approach(), 0.0, pol)
+    assert not approach_ok(_moment(2.0, 180.0), Approach(), 0.0, pol)
+    # bearing wraps around north
+    assert approach_ok(_moment(2.0, 350.0), Approach(), 15.0, pol)
+
+
+def test_thinning_keeps_first_last_closest_and_cap() -> None:
+    pts = [EvidencePoint(float(i), 0.0, 0.0, 1.0, 0.0, 0, 100.0 - (i == 333)) for i in range(1000)]
+    out = thin(pts, pts[333], 200)
+    assert len(out) == 200
+    assert out[0] is pts[0] and out[-1] is pts[-1] and pts[333] in out
+    assert [p.t for p in out] == sorted(p.t for p in out)
+    assert thin(pts[:50], pts[10], 200) == pts[:50]
+
+
+def test_lead_id_is_stable_and_discriminating() -> None:
+    a = lead_id(710000001, "SEC-PLATFORM", "p-1", T0)
+    assert a == lead_id(710000001, "SEC-PLATFORM", "p-1", T0)
+    assert (
+        len(
+            {
+                a,
+                lead_id(710000002, "SEC-PLATFORM", "p-1", T0),
+                lead_id(710000001, "SEC-MILITARY", "p-1", T0),
+                lead_id(710000001, "SEC-PLATFORM", "p-2", T0),
+                lead_id(710000001, "SEC-PLATFORM", "p-1", T0 + 1),
+            }
+        )
+        == 5
+    )
+
+
+def test_closed_episodes_and_silent_vessels_leave_memory(tmp_path: Path) -> None:
+    lon, lat = -39.735712, -21.906566
+    index = index_from(
+        [
+            feature(Point(lon, lat), id="t-plat", kind="platform"),
+            feature(square(lon, lat, 20000), id="t-jur", kind="jurisdiction", authority="CP"),
+        ],
+        tmp_path,
+    )
+    pipe = LeadPipeline(index, VesselRegistry(), EpisodeConfig(forget_after_s=1800))
+    leads = []
+    # 300 vessels each cross the platform's 500 m circle once
+    for k in range(300):
+        start = aisgen.fwd(*aisgen.fwd(lon, lat, 90, 100 + k), 180, 1500)
+        recs = to_positions(
+            710100000 + k, aisgen.run(*start, course=0, sog_kn=10, t0=T0, dt_s=10, n=60)
+        )
+        leads += pipe.process(recs)
+    assert pipe.vessel_count == 300 and len(pipe.open_leads()) == 300
+    leads += pipe.expire(T0 + 600 + 700)
+    assert len(leads) == 300 and pipe.open_leads() == []
+    assert all(lead.ended_at is not None and lead.authority == "CP" for lead in leads)
+    pipe.expire(T0 + 600 + 4000)
+    assert pipe.vessel_count == 0

@@ -112,11 +112,9 @@ class PartitionManager:
 
 def write_positions_pg(conn: Connection, positions: Sequence[Position]) -> int:
     """COPY a batch into the stage table and move it on; returns new rows stored."""
-    rec = conn.connection
-    if not rec.info.get(_STAGE):
-        conn.exec_driver_sql(_STAGE_DDL)
-        rec.info[_STAGE] = True
-    raw = rec.driver_connection
+    # every time: a flag cached per connection would lie after a rolled-back batch
+    conn.exec_driver_sql(_STAGE_DDL)
+    raw = conn.connection.driver_connection
     assert raw is not None
     with raw.cursor() as cur:
         with cur.copy(f"COPY {_STAGE} ({_COLS}) FROM STDIN") as copy:

@@ -1,0 +1,134 @@
+"""The buffered writer: batches, bounds, bad rows, and a real PostgreSQL outage."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from ingest.records import VesselInfo
+from service.db.repository import SqlRepository
+from service.repository import LeadQuery
+from service.store import open_repository
+from service.writer import BufferedWriter, WriterClosedError
+from tests.storage.conftest import T0, lead, pos
+from tests.storage.pgcluster import PG_BIN, PrivateCluster
+
+
+def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:
+    """Positions, vessels and leads handed over in small pieces all land, in batches."""
+    w = BufferedWriter(repo, batch_size=1000)
+    for i in range(50):
+        w.submit_positions([pos(1000 + j, T0 + i, -43.0 + j * 1e-3, -22.9) for j in range(100)])
+    w.submit_vessels([VesselInfo(1000, name="A", updated_at=T0), VesselInfo(1000, name="B")])
+    w.submit_leads([lead("L1"), lead("L1", min_distance_m=50.0), lead("L2")])
+    assert w.flush(30)
+    s = w.stats()
+    assert (s["buffered"], s["dropped"], s["written"], s["retries"]) == (0, 0, 5000, 0)
+    assert (s["written_leads"], s["written_vessels"]) == (2, 1)
+    assert repo.count_positions() == 5000
+    got = repo.get_lead("L1")
+    assert got is not None and got.min_distance_m == 50.0
+    v = repo.get_vessel(1000)
+    assert v is not None and v.name == "B"
+    assert w.close(5)
+    with pytest.raises(WriterClosedError):
+        w.submit_positions([pos(1, T0, 0.0, 0.0)])
+
+
+def test_a_bad_row_is_rejected_alone(repo: SqlRepository) -> None:
+    """A row the database refuses (MMSI beyond 64 bits) costs only itself."""
+    w = BufferedWriter(repo, batch_size=500)
+    batch = [pos(5000 + j, T0, -43.0, -22.9) for j in range(300)]
+    batch[123] = pos(2**70, T0, -43.0, -22.9)
+    assert w.submit_positions(batch) == 300
+    assert w.flush(30)
+    s = w.stats()
+    assert (s["rejected"], s["written"], s["dropped"]) == (1, 299, 0)
+    assert "rejected" in s["last_error"]
+    assert repo.count_positions() == 299
+    w.close(5)
+
+
+def test_unreachable_database_buffers_to_the_bound_and_keeps_every_lead() -> None:
+    """With no server listening, positions queue up to the bound (the rest are counted as
+    dropped), leads queue without bound, and the writer keeps retrying."""
+    repo = open_repository("postgresql+psycopg://postgres@127.0.0.1:9/nothing")
+    w = BufferedWriter(repo, max_buffered=1000, batch_size=100, backoff_max_s=0.05)
+    assert w.submit_positions([pos(1, T0 + i, -43.0, -22.9) for i in range(1500)]) == 1000
+    w.submit_leads([lead(f"L{i}") for i in range(3000)])
+    deadline = time.monotonic() + 10
+    while w.stats()["retries"] < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    s = w.stats()
+    assert (s["buffered"], s["dropped"], s["buffered_leads"]) == (1000, 500, 3000)
+    assert s["retries"] >= 3 and s["connected"] is False and s["last_error"]
+    assert not w.flush(0.2)
+    assert w.close(0.5) is False
+    repo.close()
+
+
+@pytest.fixture
+def private_pg() -> Iterator[PrivateCluster]:
+    """A throwaway PostgreSQL cluster of our own (never the machine's main server)."""
+    if not (PG_BIN / "initdb").exists():
+        pytest.skip(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
+    cluster = PrivateCluster()
+    try:
+        cluster.start()
+        cluster.create_database()
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.mark.slow
+@pytest.mark.postgis
+def test_postgres_stopped_and_restarted_under_load_loses_nothing(
+    private_pg: PrivateCluster,
+) -> None:
+    """Stop the server mid-ingest, keep submitting, start it again: every position is
+    stored exactly once."""
+    repo = open_repository(private_pg.url)
+    repo.migrate()
+    w = BufferedWriter(repo, batch_size=2000, backoff_initial_s=0.02, backoff_max_s=0.5)
+    submitted = 0
+    running = threading.Event()
+    running.set()
+
+    def produce() -> None:
+        nonlocal submitted
+        i = 0
+        while running.is_set():
+            # unique (mmsi, t): 5,000 vessels, one report per second each
+            batch = [pos(200_000_000 + k % 5000, T0 + k, -43.0, -22.9) for k in range(i, i + 200)]
+            submitted += w.submit_positions(batch)
+            i += 200
+            time.sleep(0.01)
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    try:
+        time.sleep(1.0)
+        assert w.stats()["written"] > 0
+        private_pg.stop("fast")
+        time.sleep(1.0)
+        w.submit_leads([lead(f"F{i}") for i in range(50)])
+        time.sleep(1.0)
+        during = w.stats()
+        private_pg.start()
+        time.sleep(1.0)
+    finally:
+        running.clear()
+        producer.join()
+    assert during["connected"] is False and during["retries"] > 0 and during["buffered"] > 0
+    assert during["buffered_leads"] == 50
+    assert w.flush(60), w.stats()
+    s = w.stats()
+    assert s["dropped"] == 0 and s["rejected"] == 0
+    assert repo.count_positions() == submitted == s["written"]
+    assert repo.list_leads(LeadQuery(), 1)[1] == 50
+    w.close(5)
+    repo.close()

@@ -123,10 +123,12 @@ class ZoneIndex:
         frames = [frame_for(z.geometry) for z in self.zones]
         self._band: IntArray = np.array([f.band for f in frames], dtype=np.int64)
         self._frames: list[Frame] = frames
-        self._geom_m = np.array(
-            [f.project(z.geometry) for f, z in zip(frames, self.zones, strict=True)],
-            dtype=object,
-        )
+        geoms = np.empty(n, dtype=object)
+        geoms[:] = [z.geometry for z in self.zones]
+        self._geom_m = np.empty(n, dtype=object)
+        for band in np.unique(self._band).tolist():
+            sel = np.flatnonzero(self._band == band)
+            self._geom_m[sel] = frame_for_band(band).project_many(geoms[sel])
         is_point = np.array([z.geometry.geom_type == "Point" for z in self.zones], dtype=bool)
         self._is_point = is_point
         xy = np.full((n, 2), np.nan)
@@ -148,8 +150,13 @@ class ZoneIndex:
             self._reach[key] = reach
         return reach
 
-    def evaluate(self, lon: FloatArray, lat: FloatArray, *, margin_m: float = 0.0) -> Hits:
-        """Every (position, zone) pair with distance_m <= threshold_m[zone] + margin_m."""
+    def evaluate(
+        self, lon: FloatArray, lat: FloatArray, *, margin_m: float = 0.0, prefilter: bool = True
+    ) -> Hits:
+        """Every (position, zone) pair with distance_m <= threshold_m[zone] + margin_m.
+
+        ``prefilter=False`` skips the grid stage (same result; the benchmark's baseline).
+        """
         lon = np.ascontiguousarray(lon, dtype=np.float64)
         lat = np.ascontiguousarray(lat, dtype=np.float64)
         if lon.shape != lat.shape or lon.ndim != 1:
@@ -159,7 +166,10 @@ class ZoneIndex:
         if not math.isfinite(margin_m) or margin_m < 0:
             raise ValueError("margin_m must be a finite number >= 0")
         reach = self._reach_for(margin_m)
-        cand = reach.survivors(lon, lat)
+        if prefilter:
+            cand = reach.survivors(lon, lat)
+        else:
+            cand = np.flatnonzero(np.isfinite(lon) & np.isfinite(lat)).astype(np.int64)
         if len(cand) == 0:
             return _empty_hits()
         sub, zone = reach.tree.query(shapely.points(lon[cand], lat[cand]))

@@ -296,6 +296,8 @@ def test_vectorised_equals_brute_force(index: ZoneIndex) -> None:
         assert all(abs(got[k] - expected[k]) < 1e-6 for k in got)
         assert len(got) > 300
         assert list(zip(hits.pos, hits.zone, strict=True)) == sorted(got)
+        plain = index.evaluate(lon, lat, margin_m=margin, prefilter=False)
+        assert np.array_equal(plain.pos, hits.pos) and np.array_equal(plain.zone, hits.zone)
 
 
 def test_empty_inputs() -> None:

@@ -37,14 +37,14 @@ def bare_pyais(path: str) -> tuple[int, float]:
     return n, time.perf_counter() - t0
 
 
-def vigia(path: str) -> tuple[int, float]:
-    """FileSource -> Ingestor -> typed records: (messages, seconds)."""
+def vigia(path: str) -> tuple[int, float, str]:
+    """FileSource -> Ingestor -> typed records: (messages, seconds, counters)."""
     t0 = time.perf_counter()
     ing = Ingestor()
     for _ in ing.feed_many(FileSource(path).lines()):
         pass
     ing.flush()
-    return ing.counters.messages, time.perf_counter() - t0
+    return ing.counters.messages, time.perf_counter() - t0, ing.counters.summary()
 
 
 def main() -> int:
@@ -58,13 +58,14 @@ def main() -> int:
     py_times: list[float] = []
     vg_times: list[float] = []
     n_py = n_vg = 0
+    summary = ""
     for _ in range(args.reps):
         gc.collect()
         n_py, dt = bare_pyais(args.path)
         py_rates.append(n_py / dt)
         py_times.append(dt)
         gc.collect()
-        n_vg, dt = vigia(args.path)
+        n_vg, dt, summary = vigia(args.path)
         vg_rates.append(n_vg / dt)
         vg_times.append(dt)
     py = statistics.median(py_rates)
@@ -76,6 +77,7 @@ def main() -> int:
     print(
         f"vigia      : {vg:>10,.0f} msgs/s  ({n_vg} messages, {statistics.median(vg_times):.3f} s)"
     )
+    print(f"vigia counters: {summary}")
     print(f"ratio vigia/pyais (rate): {vg / py:.2f}")
     print(
         "ratio pyais/vigia (time, same file): "

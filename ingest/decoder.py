@@ -17,11 +17,14 @@ from ingest.nmea import (
 from ingest.records import RawLine, Record, StaticData
 from ingest.registry import VesselRegistry
 
-_HEX = frozenset("0123456789ABCDEFabcdef")
+_HEXVAL = {
+    a + b: int(a + b, 16) for a in "0123456789ABCDEFabcdef" for b in "0123456789ABCDEFabcdef"
+}
 _AIS_TYPES = frozenset(("VDM", "VDO"))
 _SMALL = {str(i): i for i in range(10)}
-# how often (in lines) pending fragments are checked against the timeout when idle
-_EXPIRE_EVERY = 4096
+# every 4096 lines pending fragments are checked against the timeout even if no new
+# fragment arrives
+_EXPIRE_MASK = 4095
 
 
 class Ingestor:
@@ -34,23 +37,18 @@ class Ingestor:
         self.counters = IngestCounters()
         self.fragment_timeout_s = fragment_timeout_s
         self._reasm = Reassembler(fragment_timeout_s)
-        self._since_expire = 0
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""
-        out: list[Record] = []
-        self._feed(line.text, line.received_at, line.source, out)
-        return out
+        return self._feed(line.text, line.received_at, line.source) or []
 
     def feed_many(self, lines: Iterable[RawLine]) -> Iterator[Record]:
         """Ingest lines as they come, yielding records as messages complete."""
-        out: list[Record] = []
         feed = self._feed
         for line in lines:
-            feed(line.text, line.received_at, line.source, out)
-            if out:
-                yield from out
-                out.clear()
+            recs = feed(line.text, line.received_at, line.source)
+            if recs:
+                yield from recs
 
     def flush(self) -> list[Record]:
         """End of input: pending fragments will never complete, count them as orphans."""
@@ -62,63 +60,58 @@ class Ingestor:
         """Fragments waiting for the rest of their message."""
         return self._reasm.pending_fragments()
 
-    def _feed(self, text: str, received_at: float, source: str, out: list[Record]) -> None:
+    def _feed(self, text: str, received_at: float, source: str) -> list[Record] | None:
         c = self.counters
         c.lines += 1
         try:
             line = text.strip()
             if not line:
                 c.blank += 1
-                return
+                return None
             if not line.isascii():
                 c.not_nmea += 1
-                return
+                return None
             tag: TagBlock | None = None
             sentence = line
             if line[0] == "\\":
                 end = line.find("\\", 1)
                 if end < 0:
                     c.bad_tag_block += 1
-                    return
+                    return None
                 try:
                     tag = parse_tag_block(line[1:end])
                 except TagBlockError:
                     c.bad_tag_block += 1
-                    return
+                    return None
                 sentence = line[end + 1 :]
                 if not sentence:
                     c.truncated += 1
-                    return
+                    return None
             first = sentence[0]
             if first != "!" and first != "$":
                 c.not_nmea += 1
-                return
+                return None
             star = sentence.rfind("*")
             if star < 0 or len(sentence) < star + 3:
                 c.truncated += 1
-                return
-            hh = sentence[star + 1 : star + 3]
-            if (
-                hh[0] not in _HEX
-                or hh[1] not in _HEX
-                or int(hh, 16) != nmea_checksum(sentence[1:star])
-            ):
+                return None
+            if _HEXVAL.get(sentence[star + 1 : star + 3]) != nmea_checksum(sentence[1:star]):
                 c.bad_checksum += 1
-                return
+                return None
             fields = sentence[:star].split(",")
             if fields[0][3:] not in _AIS_TYPES or first != "!":
                 c.non_ais += 1
-                return
+                return None
             if len(fields) < 7:
                 c.truncated += 1
-                return
+                return None
             c.sentences += 1
             total = _SMALL.get(fields[1], 0)
             num = _SMALL.get(fields[2], 0)
             fill = _SMALL.get(fields[6], -1)
             if not 1 <= num <= total or not 0 <= fill <= 5:
                 c.undecodable += 1
-                return
+                return None
 
             t = received_at
             feed_name = source
@@ -129,16 +122,13 @@ class Ingestor:
                     source = tag.station
 
             if total == 1 and (tag is None or tag.group_total <= 1):
-                self._decode(fields[5], fill, t, source, (line,), 1, out)
-            else:
-                self._fragment(fields, num, total, fill, line, tag, t, feed_name, out)
-
-            self._since_expire += 1
-            if self._since_expire >= _EXPIRE_EVERY:
-                self._since_expire = 0
-                self._expire(t)
+                if not c.lines & _EXPIRE_MASK and self._reasm.pending:
+                    self._expire(t)
+                return self._decode(fields[5], fill, t, source, (line,), 1)
+            return self._fragment(fields, num, total, fill, line, tag, t, feed_name)
         except Exception:  # a bug must not stop the feed: count it, skip the line
             c.internal_error += 1
+            return None
 
     def _fragment(
         self,
@@ -150,8 +140,7 @@ class Ingestor:
         tag: TagBlock | None,
         t: float,
         feed_name: str,
-        out: list[Record],
-    ) -> None:
+    ) -> list[Record] | None:
         c = self.counters
         self._expire(t)
         # fragments are matched within one feed (its own name, not the s: station, which
@@ -174,14 +163,14 @@ class Ingestor:
         parts, orphaned = self._reasm.add(key, total, frag, t)
         c.orphan_fragment += orphaned
         if parts is None:
-            return
+            return None
         payload = "".join(p.payload for p in parts)
         times = [p.time for p in parts if p.time is not None]
         stations = [p.station for p in parts if p.station is not None]
         t_msg = times[0] if times else parts[0].received
         src = stations[0] if stations else feed_name
         raw = tuple(p.line for p in parts)
-        self._decode(payload, parts[-1].fill, t_msg, src, raw, len(parts), out)
+        return self._decode(payload, parts[-1].fill, t_msg, src, raw, len(parts))
 
     def _decode(
         self,
@@ -191,24 +180,23 @@ class Ingestor:
         source: str,
         raw: tuple[str, ...],
         nlines: int,
-        out: list[Record],
-    ) -> None:
+    ) -> list[Record] | None:
         c = self.counters
         c.messages += 1
         try:
             recs = decode_payload(payload, fill, t, source, raw)
         except UnsupportedType:
             c.unsupported_type += nlines
-            return
+            return None
         except Undecodable:
             c.undecodable += nlines
-            return
+            return None
         c.decoded_lines += nlines
         c.records += len(recs)
         for r in recs:
             if type(r) is StaticData:
                 self.registry.update(r)
-        out.extend(recs)
+        return recs
 
     def _expire(self, now: float) -> None:
         oldest = self._reasm.oldest()

@@ -31,12 +31,16 @@ class Ingestor:
     """Turns raw NMEA lines into records; never raises on anything in the input."""
 
     def __init__(
-        self, registry: VesselRegistry | None = None, *, fragment_timeout_s: float = 60.0
+        self,
+        registry: VesselRegistry | None = None,
+        *,
+        fragment_timeout_s: float = 60.0,
+        max_pending_messages: int = 10_000,
     ) -> None:
         self.registry = registry if registry is not None else VesselRegistry()
         self.counters = IngestCounters()
         self.fragment_timeout_s = fragment_timeout_s
-        self._reasm = Reassembler(fragment_timeout_s)
+        self._reasm = Reassembler(fragment_timeout_s, max_pending_messages)
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""

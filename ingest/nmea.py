@@ -127,8 +127,10 @@ class Reassembler:
     parts it held: they are returned as orphans for the caller to count.
     """
 
-    def __init__(self, timeout_s: float = 60.0) -> None:
+    def __init__(self, timeout_s: float = 60.0, max_pending: int = 10_000) -> None:
         self.timeout_s = timeout_s
+        # a feed of first parts that never complete must not grow memory without bound
+        self.max_pending = max_pending
         self.pending: dict[tuple[str, ...], PendingMessage] = {}
 
     def add(
@@ -142,6 +144,9 @@ class Reassembler:
             del self.pending[key]
             pend = None
         if pend is None:
+            if len(self.pending) >= self.max_pending:
+                oldest = next(iter(self.pending))
+                orphaned += len(self.pending.pop(oldest).parts)
             pend = PendingMessage(total, now)
             self.pending[key] = pend
         pend.parts[frag.num] = frag

@@ -168,3 +168,17 @@ def test_duplicate_part_restarts_the_message() -> None:
 def test_position_record_type() -> None:
     (rec,) = feed(Ingestor(), POS)
     assert isinstance(rec, Position)
+
+
+def test_pending_fragments_are_bounded() -> None:
+    ing = Ingestor(max_pending_messages=50)
+    body = "AIVDM,2,1,{seq},{ch},55?MbV02;H;s<HtKR20EHE:0@T4@Dn2222222216L961O5Gf0NSQEp6ClRp8,0"
+    lines = []
+    for i in range(200):
+        b = body.format(seq=i % 10, ch="AB"[i % 2])
+        lines.append(f"!{b}*{reduce(xor, b.encode(), 0):02X}")
+    for i, line in enumerate(lines):
+        ing.feed(RawLine(line, 1000.0, f"rx{i}"))
+    assert ing.pending_fragments == 50
+    assert ing.counters.orphan_fragment == 150
+    assert ing.counters.lines == ing.counters.outcomes() + ing.pending_fragments

@@ -226,7 +226,7 @@ def _geometry(raw: Any, kind: ZoneKind, fail: _Fail) -> BaseGeometry:
     try:
         geom = shape(dict(raw))
     except Exception as exc:  # shapely raises several types for malformed coordinates
-        raise fail(f"malformed {gtype} coordinates: {exc}") from None
+        raise fail(f"malformed {gtype} coordinates: {str(exc).strip()}") from None
     geom = shapely.force_2d(geom)
     if geom.is_empty:
         raise fail(f"empty {gtype}")

@@ -8,8 +8,10 @@ Three stages, each cheaper than the next is costly:
    grown by the rule distance plus the margin, converted generously to degrees) gives the
    bounding-box candidates of the survivors, all positions in one query;
 3. exact distances in metres, in the zone's local transverse Mercator frame
-   (:mod:`zones.frames`), one projection call per frame band and one distance call for
-   all candidate pairs (numpy for point zones, ``shapely.distance`` otherwise).
+   (:mod:`zones.frames`), one projection call per frame band and one vectorised call per
+   geometry family for all candidate pairs: numpy for point zones, ``shapely.distance``
+   for lines, and for polygons a prepared point-in-polygon test first (0 inside), then
+   ``dwithin`` and ``shapely.distance`` only for the few outside within reach.
 
 Distances are to the zone's reference geometry (platform, footprint, baseline), 0 inside
 a polygon. Validity windows are not applied here: the rules do that with ``Zone.in_force``.
@@ -135,6 +137,10 @@ class ZoneIndex:
         if is_point.any():
             xy[is_point] = shapely.get_coordinates(self._geom_m[is_point])
         self._point_xy = xy
+        self._is_area = np.array(
+            [z.geometry.geom_type in ("Polygon", "MultiPolygon") for z in self.zones], dtype=bool
+        )
+        shapely.prepare(self._geom_m)
         self._reach: dict[float, _Reach] = {}
 
     def __len__(self) -> int:
@@ -175,16 +181,17 @@ class ZoneIndex:
         sub, zone = reach.tree.query(shapely.points(lon[cand], lat[cand]))
         pos = cand[sub]
         zone = zone.astype(np.int64)
-        dist = self._distances(pos, zone, lon, lat)
+        dist = self._distances(pos, zone, lon, lat, margin_m)
         keep = dist <= self.threshold_m[zone] + margin_m
         pos, zone, dist = pos[keep], zone[keep], dist[keep]
         order = np.lexsort((zone, pos))
         return Hits(pos[order], zone[order], dist[order])
 
     def _distances(
-        self, pos: IntArray, zone: IntArray, lon: FloatArray, lat: FloatArray
+        self, pos: IntArray, zone: IntArray, lon: FloatArray, lat: FloatArray, margin_m: float
     ) -> FloatArray:
-        """Exact distance (m) of each candidate pair, in the zone's frame."""
+        """Exact distance (m) of each candidate pair in the zone's frame; +inf where a
+        polygon is farther than its reach (its exact distance is not needed then)."""
         out = np.empty(len(pos), dtype=np.float64)
         x = np.empty(len(pos), dtype=np.float64)
         y = np.empty(len(pos), dtype=np.float64)
@@ -196,11 +203,26 @@ class ZoneIndex:
         if pt.any():
             zxy = self._point_xy[zone[pt]]
             out[pt] = np.hypot(x[pt] - zxy[:, 0], y[pt] - zxy[:, 1])
-        other = ~pt
-        if other.any():
-            out[other] = shapely.distance(
-                shapely.points(x[other], y[other]), self._geom_m[zone[other]]
-            )
+        line = np.flatnonzero(~pt & ~self._is_area[zone])
+        if len(line):
+            out[line] = shapely.distance(shapely.points(x[line], y[line]), self._geom_m[zone[line]])
+        area = np.flatnonzero(self._is_area[zone])
+        if len(area):
+            # prepared point-in-polygon first: a large polygon (a jurisdiction) with
+            # thousands of vertices costs microseconds per distance, nanoseconds per test
+            geoms = self._geom_m[zone[area]]
+            inside = shapely.contains_xy(geoms, x[area], y[area])
+            out[area] = np.where(inside, 0.0, np.inf)
+            reach = self.threshold_m[zone[area]] + margin_m
+            todo = np.flatnonzero(~inside & (reach > 0))
+            if len(todo):
+                pts: npt.NDArray[np.object_] = np.asarray(
+                    shapely.points(x[area[todo]], y[area[todo]]), dtype=object
+                )
+                # the stubs allow a scalar distance only; shapely broadcasts arrays
+                near = shapely.dwithin(geoms[todo], pts, reach[todo])  # type: ignore[call-overload]
+                sel = todo[near]
+                out[area[sel]] = shapely.distance(pts[near], geoms[sel])
         return out
 
     def distance_m(self, zone_idx: int, lon: FloatArray, lat: FloatArray) -> FloatArray:

@@ -272,9 +272,28 @@ def test_nearest_point_lies_on_the_baseline(index: ZoneIndex) -> None:
     assert index.zones[z].geometry.distance(Point(nlon, nlat)) < 1e-7
 
 
-def test_vectorised_equals_brute_force(index: ZoneIndex) -> None:
-    """A random sample near and far from the bundled zones gives the same pairs and
-    distances as checking every point against every zone one by one."""
+def _big_jurisdiction() -> list[Zone]:
+    """A 3-degree, 4,000-vertex jurisdiction polygon around Rio (a large, costly zone)."""
+    ang = np.linspace(0, 2 * np.pi, 4000, endpoint=False)
+    r = 1.5 + 0.05 * np.sin(ang * 37)
+    ring = np.column_stack([-43.2 + r * np.cos(ang), -23.0 + r * np.sin(ang)])
+    ring = np.vstack([ring, ring[:1]])
+    feat = {
+        "type": "Feature",
+        "properties": {"id": "juris", "kind": "jurisdiction", "authority": "CPRJ"},
+        "geometry": {"type": "Polygon", "coordinates": [ring.tolist()]},
+    }
+    return parse_feature_collection(feat)
+
+
+@pytest.mark.parametrize("extra", ["bundled", "with jurisdiction and far zones"])
+def test_vectorised_equals_brute_force(index: ZoneIndex, extra: str) -> None:
+    """A random sample near and far from the zones gives the same pairs and distances
+    as checking every point against every zone one by one."""
+    if extra != "bundled":
+        index = ZoneIndex(
+            index.zones + _big_jurisdiction() + _synthetic(-29.32, -20.51) + _synthetic(-72.9, -7.6)
+        )
     rng = np.random.default_rng(11)
     anchors = np.array([z.geometry.representative_point().coords[0] for z in index.zones])
     pick = anchors[rng.integers(0, len(anchors), 3000)]

@@ -26,41 +26,13 @@ from alerts.rules import (
     is_allowed,
     is_sailing,
 )
+from alerts.tracking import Hit, VesselState, is_glitch, update_stop_timer
 from ingest.records import Position, Record, StaticData, device_class
 from ingest.registry import VesselRegistry
 from zones.evaluate import ZoneIndex
 from zones.model import ZoneKind
 
 _GEOD = Geod(ellps="WGS84")
-_KN = 1852.0 / 3600.0
-_EARTH_R = 6_371_008.8
-
-Hit = tuple[int, float]  # (zone index, distance to the reference geometry in metres)
-
-
-class _Vessel:
-    """Per-vessel state, kept small on purpose (100,000 vessels in tens of MB)."""
-
-    __slots__ = ("approaches", "episodes", "last_lat", "last_lon", "last_t", "pending", "stop_t")
-
-    def __init__(self) -> None:
-        self.last_t: float | None = None
-        self.last_lon = 0.0
-        self.last_lat = 0.0
-        self.pending: tuple[Position, list[Hit]] | None = None
-        self.stop_t: float | None = None
-        self.episodes: dict[tuple[str, int], Episode] | None = None
-        self.approaches: dict[int, Approach] | None = None
-
-
-def _metres(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
-    """Great-circle distance (haversine): plenty for telling glitches from sailing."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    a = (
-        math.sin((p2 - p1) / 2) ** 2
-        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
-    )
-    return 2 * _EARTH_R * math.asin(min(1.0, math.sqrt(a)))
 
 
 class LeadPipeline:
@@ -75,7 +47,7 @@ class LeadPipeline:
         self._zones = index.zones
         self._thr = [float(x) for x in index.threshold_m]
         self._sail_band = float(index.sail_band_m)
-        self._vessels: dict[int, _Vessel] = {}
+        self._vessels: dict[int, VesselState] = {}
         self._pending: set[int] = set()
         self._open: set[int] = set()
         self._closed: list[Lead] = []
@@ -93,37 +65,67 @@ class LeadPipeline:
     def process(self, records: Sequence[Record]) -> list[Lead]:
         """Feed a batch of records; returns the leads closed during it."""
         batch: list[Position] = []
+        skipped = 0
         for r in records:
-            if isinstance(r, Position):
+            if type(r) is Position:
+                lon, lat, mmsi = r.lon, r.lat, r.mmsi
                 if (
-                    r.lon is not None
-                    and r.lat is not None
-                    and -180.0 <= r.lon <= 180.0
-                    and -90.0 <= r.lat <= 90.0
-                    and device_class(r.mmsi, r.msg_type) == "vessel"
+                    lon is not None
+                    and lat is not None
+                    and -180.0 <= lon <= 180.0
+                    and -90.0 <= lat <= 90.0
+                    # ship stations (MID 2xx-7xx) are vessels; anything else is asked
+                    and (
+                        (200_000_000 <= mmsi <= 799_999_999 and r.msg_type != 9)
+                        or device_class(mmsi, r.msg_type) == "vessel"
+                    )
                 ):
                     batch.append(r)
                 else:
-                    self.counters["positions_skipped"] += 1
+                    skipped += 1
             elif isinstance(r, StaticData):
                 self.registry.update(r)
+        self.counters["positions_skipped"] += skipped
         if not batch:
             return self._drain()
         self.counters["positions"] += len(batch)
-        lon = np.fromiter((p.lon for p in batch), dtype=np.float64, count=len(batch))
-        lat = np.fromiter((p.lat for p in batch), dtype=np.float64, count=len(batch))
-        hits = self.index.evaluate(lon, lat, margin_m=self.config.hold_m)
+        lon_a = np.fromiter([p.lon for p in batch], dtype=np.float64, count=len(batch))
+        lat_a = np.fromiter([p.lat for p in batch], dtype=np.float64, count=len(batch))
+        hits = self.index.evaluate(lon_a, lat_a, margin_m=self.config.hold_m)
         per_pos: list[list[Hit] | None] = [None] * len(batch)
-        for p, z, d in zip(
+        for i, z, d in zip(
             hits.pos.tolist(), hits.zone.tolist(), hits.distance_m.tolist(), strict=True
         ):
-            lst = per_pos[p]
+            lst = per_pos[i]
             if lst is None:
-                per_pos[p] = [(z, d)]
+                per_pos[i] = [(z, d)]
             else:
                 lst.append((z, d))
+        vessels = self._vessels
+        stop_sog = self.config.anchor_sog_kn
         for pos, h in zip(batch, per_pos, strict=True):
-            self._feed(pos, h)
+            vs = vessels.get(pos.mmsi)
+            if (
+                h is None
+                and vs is not None
+                and vs.pending is None
+                and vs.episodes is None
+                and vs.approaches is None
+            ):
+                # fast path, most traffic: nothing near any zone and nothing open
+                t, sog = pos.t, pos.sog
+                if pos.nav_status in (NAV_AT_ANCHOR, NAV_MOORED) or (
+                    sog is not None and sog <= stop_sog
+                ):
+                    # possibly stopped: the full test (SOG may contradict a stale status)
+                    update_stop_timer(vs, pos, self.config)
+                else:
+                    vs.stop_t = None
+                vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat  # type: ignore[assignment]
+                if t > self._now:
+                    self._now = t
+            else:
+                self._feed(pos, h)
         return self._drain()
 
     def expire(self, now: float) -> list[Lead]:
@@ -197,13 +199,13 @@ class LeadPipeline:
         """Glitch look-ahead: a fix with hits waits for its successor before it counts."""
         vs = self._vessels.get(pos.mmsi)
         if vs is None:
-            vs = self._vessels[pos.mmsi] = _Vessel()
+            vs = self._vessels[pos.mmsi] = VesselState()
         if pos.t > self._now:
             self._now = pos.t
         if vs.pending is not None:
             q, qhits = vs.pending
             vs.pending = None
-            if self._is_glitch(vs, q, pos):
+            if is_glitch(vs, q, pos, self.config):
                 self.counters["glitches"] += 1
             else:
                 self._apply(vs, q, qhits)
@@ -214,36 +216,11 @@ class LeadPipeline:
             self._pending.discard(pos.mmsi)
             self._apply(vs, pos, None)
 
-    def _impossible(self, lon1: float, lat1: float, t1: float, p: Position) -> bool:
-        assert p.lon is not None and p.lat is not None
-        d = _metres(lon1, lat1, p.lon, p.lat)
-        dt = max(abs(p.t - t1), 1.0)
-        cfg = self.config
-        return d > cfg.glitch_min_jump_m and d > cfg.glitch_speed_kn * _KN * dt
-
-    def _is_glitch(self, vs: _Vessel, q: Position, nxt: Position) -> bool:
-        """A fix impossibly far from both the previous accepted fix and the next one."""
-        if vs.last_t is None:
-            return False
-        assert q.lon is not None and q.lat is not None
-        return self._impossible(vs.last_lon, vs.last_lat, vs.last_t, q) and self._impossible(
-            q.lon, q.lat, q.t, nxt
-        )
-
-    def _apply(self, vs: _Vessel, pos: Position, hits: list[Hit] | None) -> None:
+    def _apply(self, vs: VesselState, pos: Position, hits: list[Hit] | None) -> None:
         """Account one accepted fix: stop timer, rule judgement, episode upkeep."""
-        cfg = self.config
         assert pos.lon is not None and pos.lat is not None
-        t, sog, nav = pos.t, pos.sog, pos.nav_status
-        by_status = nav in (NAV_AT_ANCHOR, NAV_MOORED) and (
-            sog is None or sog <= cfg.status_moving_kn
-        )
-        stopped = by_status or (sog is not None and sog <= cfg.anchor_sog_kn)
-        if stopped:
-            if vs.stop_t is None:
-                vs.stop_t = t
-        else:
-            vs.stop_t = None
+        t = pos.t
+        stopped = update_stop_timer(vs, pos, self.config)
         vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat
         if vs.episodes:
             # before judging: a fix after a long clear spell starts a new episode
@@ -253,7 +230,7 @@ class LeadPipeline:
         elif vs.approaches:
             vs.approaches = None
 
-    def _judge(self, vs: _Vessel, pos: Position, hits: list[Hit], stopped: bool) -> None:
+    def _judge(self, vs: VesselState, pos: Position, hits: list[Hit], stopped: bool) -> None:
         cfg = self.config
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
@@ -336,7 +313,7 @@ class LeadPipeline:
 
     def _extend(
         self,
-        vs: _Vessel,
+        vs: VesselState,
         pos: Position,
         rule: str,
         z: int,
@@ -365,7 +342,7 @@ class LeadPipeline:
         )
         ep.add(point, pos.raw, authority, self.config.max_evidence)
 
-    def _close_stale(self, mmsi: int, vs: _Vessel, now: float) -> None:
+    def _close_stale(self, mmsi: int, vs: VesselState, now: float) -> None:
         if not vs.episodes:
             self._open.discard(mmsi)
             return

@@ -176,3 +176,45 @@ def along_line(
     if not 90 < seaward < 270:  # Rio's ocean beaches face south
         seaward = (az - 90) % 360
     return lon, lat, az % 360, seaward
+
+
+def _armor(bits: int, nbits: int) -> str:
+    """6-bit ASCII armoring of an integer holding ``nbits`` bits (a multiple of 6)."""
+    out = []
+    for shift in range(nbits - 6, -6, -6):
+        v = (bits >> shift) & 0x3F
+        out.append(chr(v + 48 if v < 40 else v + 56))
+    return "".join(out)
+
+
+def fast_type1(
+    mmsi: int, t: float, lon: float, lat: float, sog: float, cog: float, nav_status: int = 0
+) -> str:
+    """One tagged type 1 sentence, built directly (about 10x faster than pyais's
+    encoder; the benchmark checks it against pyais's decoder)."""
+    fields = (
+        (1, 6),
+        (0, 2),
+        (mmsi, 30),
+        (nav_status, 4),
+        (0x80, 8),  # rate of turn not available
+        (min(1022, round(sog * 10)), 10),
+        (0, 1),
+        (round(lon * 600_000) & ((1 << 28) - 1), 28),
+        (round(lat * 600_000) & ((1 << 27) - 1), 27),
+        (round(cog * 10) % 3600, 12),
+        (round(cog) % 360, 9),
+        (int(t) % 60, 6),
+        (0, 2),
+        (0, 3),
+        (0, 1),
+        (0, 19),
+    )
+    bits = 0
+    for value, width in fields:
+        bits = (bits << width) | value
+    body = f"AIVDM,1,1,,A,{_armor(bits, 168)},0"
+    cs = 0
+    for ch in body:
+        cs ^= ord(ch)
+    return tag(f"!{body}*{cs:02X}", t)

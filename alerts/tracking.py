@@ -1,0 +1,79 @@
+"""Per-vessel track state: last accepted fix, glitch test, stop timer.
+
+Kept apart from the pipeline so the state a bus consumer must hold per MMSI is plain to
+see, and small (a handful of slots; 100,000 vessels in tens of MB).
+"""
+
+from __future__ import annotations
+
+import math
+
+from alerts.episodes import Episode, EpisodeConfig
+from alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
+from ingest.records import Position
+
+_KN = 1852.0 / 3600.0
+_EARTH_R = 6_371_008.8
+
+Hit = tuple[int, float]  # (zone index, distance to the reference geometry in metres)
+
+
+class VesselState:
+    """What the pipeline remembers of one vessel between fixes."""
+
+    __slots__ = ("approaches", "episodes", "last_lat", "last_lon", "last_t", "pending", "stop_t")
+
+    def __init__(self) -> None:
+        self.last_t: float | None = None
+        self.last_lon = 0.0
+        self.last_lat = 0.0
+        # a fix near a zone waits here for its successor (glitch look-ahead)
+        self.pending: tuple[Position, list[Hit]] | None = None
+        self.stop_t: float | None = None
+        self.episodes: dict[tuple[str, int], Episode] | None = None
+        self.approaches: dict[int, Approach] | None = None
+
+
+def metres(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
+    """Great-circle distance (haversine): plenty for telling glitches from sailing."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    a = (
+        math.sin((p2 - p1) / 2) ** 2
+        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lon2 - lon1) / 2) ** 2
+    )
+    return 2 * _EARTH_R * math.asin(min(1.0, math.sqrt(a)))
+
+
+def _impossible(lon1: float, lat1: float, t1: float, p: Position, cfg: EpisodeConfig) -> bool:
+    assert p.lon is not None and p.lat is not None
+    d = metres(lon1, lat1, p.lon, p.lat)
+    dt = max(abs(p.t - t1), 1.0)
+    return d > cfg.glitch_min_jump_m and d > cfg.glitch_speed_kn * _KN * dt
+
+
+def is_glitch(vs: VesselState, q: Position, nxt: Position, cfg: EpisodeConfig) -> bool:
+    """A fix impossibly far from both the previous accepted fix and the next one."""
+    if vs.last_t is None:
+        return False
+    assert q.lon is not None and q.lat is not None
+    return _impossible(vs.last_lon, vs.last_lat, vs.last_t, q, cfg) and _impossible(
+        q.lon, q.lat, q.t, nxt, cfg
+    )
+
+
+def update_stop_timer(vs: VesselState, pos: Position, cfg: EpisodeConfig) -> bool:
+    """Start or reset the stop timer; returns whether the vessel is stopped now.
+
+    Stopped: SOG at or below the anchoring speed, or an at-anchor/moored status that
+    the SOG does not contradict (stale statuses are common on moving ships).
+    """
+    sog = pos.sog
+    by_status = pos.nav_status in (NAV_AT_ANCHOR, NAV_MOORED) and (
+        sog is None or sog <= cfg.status_moving_kn
+    )
+    if by_status or (sog is not None and sog <= cfg.anchor_sog_kn):
+        if vs.stop_t is None:
+            vs.stop_t = pos.t
+        return True
+    vs.stop_t = None
+    return False

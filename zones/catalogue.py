@@ -54,6 +54,9 @@ _KNOWN = frozenset(
         "version",
     }
 )
+#: The oar/sail band of a bather beach (NORMAM-07 0211 b) 1)); the motor band, which
+#: ``distance_m`` overrides, cannot be narrower.
+SAIL_BAND_M = 100.0
 #: A rule distance beyond this is a typo, not a zone (NORMAM-07 uses 100 to 500 m).
 MAX_DISTANCE_M = 50_000.0
 ENV_ZONES_DIR = "VIGIA_ZONES_DIR"
@@ -157,6 +160,9 @@ def parse_feature(feat: Any, *, index: int = 0, file: str | None = None) -> Zone
     if valid_from is not None and valid_to is not None and valid_to < valid_from:
         raise fail("valid_to is before valid_from")
     mmsi, ship_types = _allowed(props.get("allowed"), fail)
+    distance_m = _number(props, "distance_m", fail, upper=MAX_DISTANCE_M)
+    if kind is ZoneKind.BATHER_BEACH and distance_m is not None and distance_m < SAIL_BAND_M:
+        raise fail(f"distance_m {distance_m:g} is inside the {SAIL_BAND_M:g} m oar/sail band")
     anchoring = props.get("anchoring_prohibited", kind is ZoneKind.ACCESS_CHANNEL)
     if not isinstance(anchoring, bool):
         raise fail("anchoring_prohibited must be true or false")
@@ -168,7 +174,7 @@ def parse_feature(feat: Any, *, index: int = 0, file: str | None = None) -> Zone
         kind=kind,
         geometry=geometry,
         name=_text(props, "name", fail),
-        distance_m=_number(props, "distance_m", fail, upper=MAX_DISTANCE_M),
+        distance_m=distance_m,
         valid_from=valid_from,
         valid_to=valid_to,
         allowed_mmsi=mmsi,

@@ -28,6 +28,7 @@ import numpy.typing as npt
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from zones.catalogue import SAIL_BAND_M
 from zones.frames import Frame, frame_for, frame_for_band
 from zones.model import Zone, ZoneKind
 
@@ -40,8 +41,6 @@ DEFAULT_DISTANCE_M: dict[ZoneKind, float] = {
     ZoneKind.PLATFORM: 500.0,
     ZoneKind.BATHER_BEACH: 200.0,
 }
-#: The oar/sail band of a bather beach (NORMAM-07 0211 b) 1)), fixed by the rule.
-SAIL_BAND_M = 100.0
 #: Metres per degree used to grow boxes: below the true minimum (110.57 km for
 #: latitude, 111.32 km x cos(lat) for longitude), so boxes only ever err large.
 _M_PER_DEG = 110_000.0
@@ -260,6 +259,7 @@ class ZoneIndex:
             todo = np.flatnonzero(found < 0)
             if len(todo) == 0:
                 break
+            shapely.prepare(z.geometry)  # idempotent; makes large polygons cheap
             inside = shapely.intersects_xy(z.geometry, lon[todo], lat[todo])
             found[todo[inside]] = i
         return [None if f < 0 else int(f) for f in found.tolist()]

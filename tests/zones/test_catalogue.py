@@ -173,6 +173,7 @@ CASES = [
     ("unparseable instant", 2, _set("valid_from", "10/01/2025"), "notice-1", "not an ISO 8601"),
     ("negative distance", 0, _set("distance_m", -5), "plat-1", "zero or more"),
     ("text distance", 0, _set("distance_m", "500"), "plat-1", "must be a number"),
+    ("motor band inside the sail band", 1, _set("distance_m", 80), "beach-1", "oar/sail band"),
     ("absurd distance", 0, _set("distance_m", 1e7), "plat-1", "beyond"),
     ("allowed not an object", 2, _set("allowed", [1, 2]), "notice-1", "allowed must be"),
     (

@@ -26,7 +26,7 @@ from alerts.rules import (
     is_allowed,
     is_sailing,
 )
-from alerts.tracking import Hit, VesselState, is_glitch, update_stop_timer
+from alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
 from ingest.records import Position, Record, StaticData, device_class
 from ingest.registry import VesselRegistry
 from zones.evaluate import ZoneIndex
@@ -221,16 +221,22 @@ class LeadPipeline:
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
         stopped = update_stop_timer(vs, pos, self.config)
+        sog = pos.sog
+        if sog is None and hits and vs.last_t is not None and t - vs.last_t >= 1.0:
+            # no SOG reported: judge on the speed made good since the last fix
+            sog = metres(vs.last_lon, vs.last_lat, pos.lon, pos.lat) / (t - vs.last_t) / KN
         vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat
         if vs.episodes:
             # before judging: a fix after a long clear spell starts a new episode
             self._close_stale(pos.mmsi, vs, t)
         if hits:
-            self._judge(vs, pos, hits, stopped)
+            self._judge(vs, pos, hits, stopped, sog)
         elif vs.approaches:
             vs.approaches = None
 
-    def _judge(self, vs: VesselState, pos: Position, hits: list[Hit], stopped: bool) -> None:
+    def _judge(
+        self, vs: VesselState, pos: Position, hits: list[Hit], stopped: bool, sog: float | None
+    ) -> None:
         cfg = self.config
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
@@ -242,7 +248,7 @@ class LeadPipeline:
             t=t,
             ship_type=ship_type,
             sailing=is_sailing(ship_type, pos.nav_status),
-            sog=pos.sog,
+            sog=sog,
             cog=pos.cog,
             heading=pos.heading,
             nav_status=pos.nav_status,
@@ -280,7 +286,7 @@ class LeadPipeline:
                     breaks = False
                     # fast just outside the band keeps a beach episode alive (jitter)
                     near = d <= thr + cfg.hold_m and not (
-                        stopped or (pos.sog is not None and pos.sog <= cfg.approach.max_sog_kn)
+                        stopped or (m.sog is not None and m.sog <= cfg.approach.max_sog_kn)
                     )
             else:
                 area = area_rule(zone, m, allowed)

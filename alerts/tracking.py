@@ -12,7 +12,7 @@ from alerts.episodes import Episode, EpisodeConfig
 from alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
 from ingest.records import Position
 
-_KN = 1852.0 / 3600.0
+KN = 1852.0 / 3600.0  # metres per second in a knot
 _EARTH_R = 6_371_008.8
 
 Hit = tuple[int, float]  # (zone index, distance to the reference geometry in metres)
@@ -48,7 +48,7 @@ def _impossible(lon1: float, lat1: float, t1: float, p: Position, cfg: EpisodeCo
     assert p.lon is not None and p.lat is not None
     d = metres(lon1, lat1, p.lon, p.lat)
     dt = max(abs(p.t - t1), 1.0)
-    return d > cfg.glitch_min_jump_m and d > cfg.glitch_speed_kn * _KN * dt
+    return d > cfg.glitch_min_jump_m and d > cfg.glitch_speed_kn * KN * dt
 
 
 def is_glitch(vs: VesselState, q: Position, nxt: Position, cfg: EpisodeConfig) -> bool:

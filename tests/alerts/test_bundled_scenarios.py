@@ -235,3 +235,13 @@ def test_lead_carries_vessel_and_zone_details(bundled: ZoneIndex) -> None:
     assert ev[0]["t"] == doc["started_at"] == iso_utc(recs[0].t)
     assert ev[-1]["t"] == iso_utc(recs[-1].t)
     assert doc["closest_t"] in [e["t"] for e in ev]
+
+
+@pytest.mark.parametrize(("sog", "expected"), [(2.0, []), (6.0, ["BATH-MOTOR"])])
+def test_no_reported_speed_is_judged_on_speed_made_good(
+    bundled: ZoneIndex, sog: float, expected: list[str]
+) -> None:
+    recs = _approach(bundled, 710001013, sog)
+    for p in recs:
+        p.sog = None  # SOG "not available" on every report
+    assert [lead.rule for lead in run_pipeline(bundled, recs)] == expected

@@ -139,6 +139,7 @@ def test_replay_raises_exactly_the_expected_leads(
         "flag_mid": 710,
     }
     assert "5 leads" in proc.stderr
+    assert "\r" not in proc.stderr and "lines/s" not in proc.stderr  # no bar when piped
 
 
 def test_replay_is_idempotent_and_reads_stdin(scene: tuple[Scene, Path], tmp_path: Path) -> None:

@@ -87,7 +87,10 @@ class _Reach:
         x0, y0 = self.boxes[:, 0].min(), self.boxes[:, 1].min()
         x1, y1 = self.boxes[:, 2].max(), self.boxes[:, 3].max()
         cell = max(_MIN_CELL_DEG, math.sqrt((x1 - x0) * (y1 - y0) / _MAX_GRID_CELLS))
-        self.x0, self.y0, self.cell = float(x0), float(y0), cell
+        # one empty cell of padding below and left: casting to int truncates toward zero,
+        # so a position just below the grid lands in the (empty) padding, not in cell 0
+        x0, y0 = x0 - cell, y0 - cell
+        self.x0, self.y0, self.inv_cell = float(x0), float(y0), 1.0 / cell
         self.nx = int((x1 - x0) / cell) + 1
         self.ny = int((y1 - y0) / cell) + 1
         grid = np.zeros((self.ny, self.nx), dtype=bool)
@@ -99,13 +102,12 @@ class _Reach:
 
     def survivors(self, lon: FloatArray, lat: FloatArray) -> IntArray:
         """Indices of positions whose grid cell touches some zone's reach."""
-        with np.errstate(invalid="ignore"):
-            fx = (lon - self.x0) / self.cell
-            fy = (lat - self.y0) / self.cell
-            inside = (fx >= 0) & (fx < self.nx) & (fy >= 0) & (fy < self.ny)
-        idx = np.flatnonzero(inside)
-        flat = fy[idx].astype(np.int64) * self.nx + fx[idx].astype(np.int64)
-        return idx[self.grid[flat]].astype(np.int64)
+        with np.errstate(invalid="ignore"):  # NaN and inf cast to a negative index
+            ix = ((lon - self.x0) * self.inv_cell).astype(np.int64)
+            iy = ((lat - self.y0) * self.inv_cell).astype(np.int64)
+        ok = (ix >= 0) & (ix < self.nx) & (iy >= 0) & (iy < self.ny)
+        flat = np.where(ok, iy * self.nx + ix, 0)
+        return np.flatnonzero(self.grid[flat] & ok).astype(np.int64)
 
 
 class ZoneIndex:

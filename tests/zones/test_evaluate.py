@@ -300,6 +300,7 @@ def test_vectorised_equals_brute_force(index: ZoneIndex, extra: str) -> None:
     lon = np.concatenate([pick[:, 0] + rng.normal(0, 0.006, 3000), rng.uniform(-46, -39, 2000)])
     lat = np.concatenate([pick[:, 1] + rng.normal(0, 0.006, 3000), rng.uniform(-24.5, -21, 2000)])
     lon[7], lat[7] = np.nan, np.nan
+    lon[8], lat[9] = np.inf, -np.inf
     for margin in (0.0, 75.0):
         hits = index.evaluate(lon, lat, margin_m=margin)
         expected = {}

@@ -85,7 +85,7 @@ class VesselLatest(Base):
     """Each vessel's newest position, upserted per batch, for fast bbox queries."""
 
     __tablename__ = "vessel_latest"
-    __table_args__ = (Index("ix_vessel_latest_lon_lat", "lon", "lat"),)
+    # the migration also gives SQLite a (lon, lat) B-tree and PostGIS a GiST on geom
 
     mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     t: Mapped[float] = mapped_column(Float)

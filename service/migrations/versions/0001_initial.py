@@ -107,8 +107,11 @@ def upgrade() -> None:
         *_point_geom("lon", "lat"),
         sa.PrimaryKeyConstraint("mmsi", name="pk_vessel_latest"),
     )
-    op.create_index("ix_vessel_latest_lon_lat", "vessel_latest", ["lon", "lat"])
-    _gist("ix_vessel_latest_geom", "vessel_latest", "geom")
+    if pg:
+        _gist("ix_vessel_latest_geom", "vessel_latest", "geom")
+    else:
+        # SQLite filters on lon/lat; on PostGIS this B-tree would only slow every upsert
+        op.create_index("ix_vessel_latest_lon_lat", "vessel_latest", ["lon", "lat"])
 
     _create_spatial_table(
         "zone_versions",

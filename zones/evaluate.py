@@ -243,6 +243,22 @@ class ZoneIndex:
         out_lon, out_lat = frame.inverse(end[:, 0], end[:, 1])
         return float(out_lon[0]), float(out_lat[0])
 
+    def band(self, zone_idx: int, width_m: float | None = None) -> BaseGeometry:
+        """The zone's evaluation form as a lon/lat polygon, for maps: every point within
+        ``width_m`` (default the rule distance) of the reference geometry, buffered in
+        metres in the zone's frame."""
+        frame = self._frames[zone_idx]
+        width = float(self.threshold_m[zone_idx] if width_m is None else width_m)
+        geom: BaseGeometry = self._geom_m[zone_idx]
+        shape_m = geom.buffer(width, quad_segs=16) if width > 0 else geom
+
+        def inv(coords: FloatArray) -> FloatArray:
+            lon, lat = frame.inverse(coords[:, 0].copy(), coords[:, 1].copy())
+            return np.column_stack([lon, lat])
+
+        out: BaseGeometry = shapely.transform(shape_m, inv)
+        return out
+
     def projected(self, zone_idx: int) -> tuple[Frame, BaseGeometry]:
         """The zone's frame and its reference geometry in that frame's metres."""
         geom: BaseGeometry = self._geom_m[zone_idx]

@@ -326,3 +326,13 @@ def test_empty_inputs() -> None:
     assert len(empty.evaluate(np.array([-43.0]), np.array([-23.0]))) == 0
     index = ZoneIndex(_synthetic(-43.0, -23.0))
     assert len(index.evaluate(np.empty(0), np.empty(0))) == 0
+
+
+def test_band_polygon_for_maps(index: ZoneIndex) -> None:
+    """The band drawn on a map holds 190 m points and not 210 m ones (beach, 200 m)."""
+    z = _idx(index, "beach-ipanema-leblon")
+    lons, lats = _offsets_from_line(index.zones[z].geometry, [190.0, 210.0])  # type: ignore[arg-type]
+    band = index.band(z)
+    assert band.contains(Point(lons[0], lats[0])) and not band.contains(Point(lons[1], lats[1]))
+    sail = index.band(z, index.sail_band_m)
+    assert sail.area < band.area and band.contains(sail)

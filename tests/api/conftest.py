@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ from service.settings import (
     Settings,
     ZoneSettings,
 )
+from tests.conftest import PG_ADMIN_URL
 
 
 def feature(zone_id: str, kind: str, geometry: dict[str, Any], **props: Any) -> dict[str, Any]:
@@ -97,3 +99,28 @@ def start(settings: Settings) -> Iterator[Api]:
 def api(store_url: str, tmp_path: Path) -> Iterator[Api]:
     """The app on each store (SQLite file, PostGIS) with default limits."""
     yield from start(make_settings(store_url, tmp_path))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgis"])
+def shared_api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    """One app per module and store, for tests that only read (a fresh PostGIS database
+    and migration per test would dominate the suite's time)."""
+    tmp = tmp_path_factory.mktemp("shared")
+    if request.param == "sqlite":
+        yield from start(make_settings(f"sqlite:///{tmp / 'vigia.sqlite'}", tmp))
+        return
+    psycopg = pytest.importorskip("psycopg")
+    name = f"vigia_t_{uuid.uuid4().hex[:12]}"
+    admin = PG_ADMIN_URL.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
+    try:
+        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+        yield from start(make_settings(url, tmp))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -33,7 +33,8 @@ def _operations(api: Api) -> list[tuple[str, str, str]]:
     return ops
 
 
-def test_the_document_lists_the_routes_of_the_contract(api: Api) -> None:
+def test_the_document_lists_the_routes_of_the_contract(shared_api: Api) -> None:
+    api = shared_api
     templates = {t for _, t, _ in _operations(api)}
     assert {
         "/healthz",
@@ -51,7 +52,8 @@ def test_the_document_lists_the_routes_of_the_contract(api: Api) -> None:
     } <= templates
 
 
-def test_every_route_but_healthz_refuses_a_missing_or_unknown_key(api: Api) -> None:
+def test_every_route_but_healthz_refuses_a_missing_or_unknown_key(shared_api: Api) -> None:
+    api = shared_api
     ops = _operations(api)
     assert len(ops) >= 15
     for method, template, url in ops:
@@ -101,7 +103,8 @@ def test_each_role_gets_403_below_the_route_s_role_and_no_401_or_5xx(api: Api) -
             assert allowed == expected, (method, url, statuses)
 
 
-def test_a_viewer_cannot_change_zones(api: Api) -> None:
+def test_a_viewer_cannot_change_zones(shared_api: Api) -> None:
+    api = shared_api
     body = {
         "type": "Feature",
         "geometry": {"type": "Point", "coordinates": [-40.0, -22.0]},
@@ -118,7 +121,8 @@ def test_a_viewer_cannot_change_zones(api: Api) -> None:
     assert r.status_code == 404
 
 
-def test_unknown_routes_and_methods_are_problems(api: Api) -> None:
+def test_unknown_routes_and_methods_are_problems(shared_api: Api) -> None:
+    api = shared_api
     r = api.client.get("/no/such/route", headers=api.h("viewer"))
     assert r.status_code == 404
     assert r.headers["content-type"] == "application/problem+json"

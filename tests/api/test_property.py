@@ -32,7 +32,7 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 @schema.parametrize()
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_input_makes_a_server_error(case: schemathesis.Case, started: Api) -> None:
     response = case.call(headers=started.h("admin"))
     assert response.status_code < 500, (case.method, case.formatted_path, response.text[:500])

@@ -46,9 +46,10 @@ def _lead(
     )
 
 
-@pytest.fixture
-def loaded(api: Api) -> Api:
+@pytest.fixture(scope="module")
+def loaded(shared_api: Api) -> Api:
     """Three vessels off Rio and one off Santos, with tracks, static data and leads."""
+    api = shared_api
     positions = []
     for k in range(10):  # a track of 10 fixes for 710000001, eastwards
         positions.append(_pos(710000001, T0 + 60 * k, -43.20 + 0.001 * k, -22.95))

@@ -25,7 +25,8 @@ def _ids(body: dict) -> list[str]:  # type: ignore[type-arg]
     return sorted(f["id"] for f in body["features"])
 
 
-def test_bundled_zones_are_loaded_into_the_empty_store(api: Api) -> None:
+def test_bundled_zones_are_loaded_into_the_empty_store(shared_api: Api) -> None:
+    api = shared_api
     body = _items(api)
     assert _ids(body) == ["anch-santos", "notice-rio", "plat-p66"]
     assert body["numberMatched"] == 3 and body["numberReturned"] == 3
@@ -35,7 +36,8 @@ def test_bundled_zones_are_loaded_into_the_empty_store(api: Api) -> None:
     assert p66["properties"]["version"] == 1
 
 
-def test_landing_conformance_and_collections(api: Api) -> None:
+def test_landing_conformance_and_collections(shared_api: Api) -> None:
+    api = shared_api
     h = api.h("viewer")
     rels = {link["rel"] for link in api.client.get("/", headers=h).json()["links"]}
     assert {"service-desc", "conformance", "data"} <= rels
@@ -46,7 +48,8 @@ def test_landing_conformance_and_collections(api: Api) -> None:
     assert api.client.get("/collections/zones", headers=h).json()["id"] == "zones"
 
 
-def test_limit_offset_and_next_links_walk_every_zone_once(api: Api) -> None:
+def test_limit_offset_and_next_links_walk_every_zone_once(shared_api: Api) -> None:
+    api = shared_api
     seen: list[str] = []
     url = "/collections/zones/items?limit=2"
     pages = 0
@@ -63,14 +66,16 @@ def test_limit_offset_and_next_links_walk_every_zone_once(api: Api) -> None:
     assert sorted(seen) == ["anch-santos", "notice-rio", "plat-p66"]
 
 
-def test_bbox_keeps_only_zones_that_touch_it(api: Api) -> None:
+def test_bbox_keeps_only_zones_that_touch_it(shared_api: Api) -> None:
+    api = shared_api
     assert _ids(_items(api, "?bbox=-41,-23,-39,-22")) == ["plat-p66"]
     assert _ids(_items(api, "?bbox=-47,-25,-45,-23")) == ["anch-santos"]
     assert _ids(_items(api, "?bbox=-47,-25,-39,-22")) == ["anch-santos", "notice-rio", "plat-p66"]
     assert _ids(_items(api, "?bbox=10,10,11,11")) == []
 
 
-def test_datetime_instant_and_interval_select_zones_in_force(api: Api) -> None:
+def test_datetime_instant_and_interval_select_zones_in_force(shared_api: Api) -> None:
+    api = shared_api
     assert "notice-rio" in _ids(_items(api, "?datetime=2024-03-05T12:00:00Z"))
     assert "notice-rio" not in _ids(_items(api, "?datetime=2024-04-01T00:00:00Z"))
     assert "notice-rio" in _ids(_items(api, "?datetime=2024-02-01T00:00:00Z/2024-03-02T00:00:00Z"))
@@ -92,7 +97,8 @@ def test_datetime_instant_and_interval_select_zones_in_force(api: Api) -> None:
         "?offset=-1",
     ],
 )
-def test_bad_query_parameters_are_422_problems(api: Api, query: str) -> None:
+def test_bad_query_parameters_are_422_problems(shared_api: Api, query: str) -> None:
+    api = shared_api
     r = api.client.get(f"/collections/zones/items{query}", headers=api.h("viewer"))
     assert r.status_code == 422
     assert r.headers["content-type"] == "application/problem+json"
@@ -165,11 +171,12 @@ BAD_UPLOADS = [
 
 @pytest.mark.parametrize(("named", "reason_has", "bad"), BAD_UPLOADS)
 def test_a_bad_upload_is_422_naming_the_feature_and_changes_nothing(
-    api: Api,
+    shared_api: Api,
     named: str,
     reason_has: str,
     bad: dict,  # type: ignore[type-arg]
 ) -> None:
+    api = shared_api
     before = _items(api)
     good = feature("anch-new", "anchorage", square(-46.2, -24.0))
     fc = {"type": "FeatureCollection", "features": [good, bad]}
@@ -183,7 +190,8 @@ def test_a_bad_upload_is_422_naming_the_feature_and_changes_nothing(
     assert _items(api) == before  # the good feature of the upload was not stored either
 
 
-def test_put_refuses_a_mismatched_id_and_an_unknown_zone(api: Api) -> None:
+def test_put_refuses_a_mismatched_id_and_an_unknown_zone(shared_api: Api) -> None:
+    api = shared_api
     h = api.h("admin")
     other = feature("other", "platform", {"type": "Point", "coordinates": [-40.0, -22.0]})
     assert (
@@ -197,7 +205,8 @@ def test_put_refuses_a_mismatched_id_and_an_unknown_zone(api: Api) -> None:
     assert _items(api)["numberMatched"] == 3
 
 
-def test_not_json_is_a_422_problem(api: Api) -> None:
+def test_not_json_is_a_422_problem(shared_api: Api) -> None:
+    api = shared_api
     r = api.client.post(
         "/collections/zones/items",
         content=b"{not json",

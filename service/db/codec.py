@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -47,7 +48,7 @@ def storable(p: Position) -> bool:
         and p.lat is not None
         and -180.0 <= p.lon <= 180.0
         and -90.0 <= p.lat <= 90.0
-        and p.t == p.t  # NaN times cannot be ordered
+        and math.isfinite(p.t)
     )
 
 

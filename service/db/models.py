@@ -19,7 +19,6 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
-    String,
     Text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -45,13 +44,13 @@ class Vessel(Base):
     __tablename__ = "vessels"
 
     mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    name: Mapped[str | None] = mapped_column(String(64))
-    callsign: Mapped[str | None] = mapped_column(String(16))
+    name: Mapped[str | None] = mapped_column(Text)
+    callsign: Mapped[str | None] = mapped_column(Text)
     imo: Mapped[int | None] = mapped_column(BigInteger)
     ship_type: Mapped[int | None] = mapped_column(Integer)
     length_m: Mapped[float | None] = mapped_column(Float)
     beam_m: Mapped[float | None] = mapped_column(Float)
-    destination: Mapped[str | None] = mapped_column(String(64))
+    destination: Mapped[str | None] = mapped_column(Text)
     updated_at: Mapped[float | None] = mapped_column(Float)
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
@@ -108,9 +107,9 @@ class ZoneVersion(Base):
     __tablename__ = "zone_versions"
     __table_args__ = (Index("ix_zone_versions_current", "current", "zone_id"),)
 
-    zone_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    zone_id: Mapped[str] = mapped_column(Text, primary_key=True)
     version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    kind: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(Text)
     name: Mapped[str | None] = mapped_column(Text)
     properties: Mapped[dict[str, Any]] = mapped_column(JSON)
     geom: Mapped[Any] = mapped_column(geometry("GEOMETRY"))
@@ -138,12 +137,12 @@ class LeadRow(Base):
         Index("ix_leads_closest", "closest_lon", "closest_lat"),
     )
 
-    id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
     mmsi: Mapped[int] = mapped_column(BigInteger)
-    rule: Mapped[str] = mapped_column(String(64))
+    rule: Mapped[str] = mapped_column(Text)
     citation: Mapped[str] = mapped_column(Text)
-    zone_id: Mapped[str | None] = mapped_column(String(200))
-    zone_kind: Mapped[str | None] = mapped_column(String(32))
+    zone_id: Mapped[str | None] = mapped_column(Text)
+    zone_kind: Mapped[str | None] = mapped_column(Text)
     zone_version: Mapped[int | None] = mapped_column(Integer)
     started_at: Mapped[float] = mapped_column(Float)
     ended_at: Mapped[float | None] = mapped_column(Float)
@@ -162,7 +161,7 @@ class LeadRow(Base):
     raw_sentences: Mapped[list[str]] = mapped_column(JSON)
     vessel: Mapped[dict[str, Any]] = mapped_column(JSON)
     authority: Mapped[str | None] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(Text)
     details: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[float] = mapped_column(Float)
 
@@ -172,7 +171,7 @@ class IngestCounter(Base):
 
     __tablename__ = "ingest_counters"
 
-    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    name: Mapped[str] = mapped_column(Text, primary_key=True)
     value: Mapped[int] = mapped_column(BigInteger)
 
 
@@ -182,9 +181,9 @@ class ApiKey(Base):
     __tablename__ = "api_keys"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    name: Mapped[str] = mapped_column(String(200))
-    role: Mapped[str] = mapped_column(String(32))
-    key_hash: Mapped[str] = mapped_column(String(128), unique=True)
+    name: Mapped[str] = mapped_column(Text)
+    role: Mapped[str] = mapped_column(Text)
+    key_hash: Mapped[str] = mapped_column(Text, unique=True)
     created_at: Mapped[float] = mapped_column(Float)
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
 
@@ -194,6 +193,6 @@ class BallastAudit(Base):
 
     __tablename__ = "ballast_audits"
 
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
     created_at: Mapped[float] = mapped_column(Float, index=True)
     document: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -40,7 +40,13 @@ def test_positions_track_and_latest_in_bbox(repo: SqlRepository) -> None:
     # the same reports heard again (a retried batch) are not stored twice
     assert repo.add_positions(rio[:3]) == 0
     # no location: not storable, skipped
-    assert repo.add_positions([pos(3, T0, None, None), pos(3, T0 + 1, 181.0, 91.0)]) == 0  # type: ignore[arg-type]
+    unusable = [
+        pos(3, T0, None, None),
+        pos(3, T0 + 1, 181.0, 91.0),
+        pos(3, float("inf"), -43.0, -22.9),
+        pos(3, T0 + 2, float("nan"), -22.9),
+    ]
+    assert repo.add_positions(unusable) == 0
     assert repo.count_positions() == 15
 
     track = repo.track(1, T0 + 2, T0 + 5)

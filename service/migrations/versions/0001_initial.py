@@ -77,13 +77,13 @@ def upgrade() -> None:
     op.create_table(
         "vessels",
         sa.Column("mmsi", sa.BigInteger(), primary_key=True, autoincrement=False),
-        sa.Column("name", sa.String(64)),
-        sa.Column("callsign", sa.String(16)),
+        sa.Column("name", sa.Text()),
+        sa.Column("callsign", sa.Text()),
         sa.Column("imo", sa.BigInteger()),
         sa.Column("ship_type", sa.Integer()),
         sa.Column("length_m", sa.Float()),
         sa.Column("beam_m", sa.Float()),
-        sa.Column("destination", sa.String(64)),
+        sa.Column("destination", sa.Text()),
         sa.Column("updated_at", sa.Float()),
         sa.Column("extra", sa.JSON(), nullable=False),
     )
@@ -115,9 +115,9 @@ def upgrade() -> None:
 
     _create_spatial_table(
         "zone_versions",
-        sa.Column("zone_id", sa.String(200), nullable=False),
+        sa.Column("zone_id", sa.Text(), nullable=False),
         sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("kind", sa.String(32), nullable=False),
+        sa.Column("kind", sa.Text(), nullable=False),
         sa.Column("name", sa.Text()),
         sa.Column("properties", sa.JSON(), nullable=False),
         sa.Column("geom", _geom("GEOMETRY"), nullable=False),
@@ -137,12 +137,12 @@ def upgrade() -> None:
 
     _create_spatial_table(
         "leads",
-        sa.Column("id", sa.String(128), primary_key=True),
+        sa.Column("id", sa.Text(), primary_key=True),
         sa.Column("mmsi", sa.BigInteger(), nullable=False),
-        sa.Column("rule", sa.String(64), nullable=False),
+        sa.Column("rule", sa.Text(), nullable=False),
         sa.Column("citation", sa.Text(), nullable=False),
-        sa.Column("zone_id", sa.String(200)),
-        sa.Column("zone_kind", sa.String(32)),
+        sa.Column("zone_id", sa.Text()),
+        sa.Column("zone_kind", sa.Text()),
         sa.Column("zone_version", sa.Integer()),
         sa.Column("started_at", sa.Float(), nullable=False),
         sa.Column("ended_at", sa.Float()),
@@ -156,7 +156,7 @@ def upgrade() -> None:
         sa.Column("raw_sentences", sa.JSON(), nullable=False),
         sa.Column("vessel", sa.JSON(), nullable=False),
         sa.Column("authority", sa.Text()),
-        sa.Column("status", sa.String(32), nullable=False),
+        sa.Column("status", sa.Text(), nullable=False),
         sa.Column("details", sa.JSON(), nullable=False),
         sa.Column("updated_at", sa.Float(), nullable=False),
     )
@@ -167,21 +167,21 @@ def upgrade() -> None:
 
     op.create_table(
         "ingest_counters",
-        sa.Column("name", sa.String(200), primary_key=True),
+        sa.Column("name", sa.Text(), primary_key=True),
         sa.Column("value", sa.BigInteger(), nullable=False),
     )
     op.create_table(
         "api_keys",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column("name", sa.String(200), nullable=False),
-        sa.Column("role", sa.String(32), nullable=False),
-        sa.Column("key_hash", sa.String(128), nullable=False, unique=True),
+        sa.Column("name", sa.Text(), nullable=False),
+        sa.Column("role", sa.Text(), nullable=False),
+        sa.Column("key_hash", sa.Text(), nullable=False, unique=True),
         sa.Column("created_at", sa.Float(), nullable=False),
         sa.Column("revoked", sa.Boolean(), nullable=False, server_default=sa.false()),
     )
     op.create_table(
         "ballast_audits",
-        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("id", sa.Text(), primary_key=True),
         sa.Column("created_at", sa.Float(), nullable=False),
         sa.Column("document", sa.JSON(), nullable=False),
     )

@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     # everything that can refuse the run is checked before the output exists
     zones = load_zones([Path(p) for p in args.zones] if args.zones else [bundled_zones_dir()])
     sources = [FileSource(f) for f in args.files]  # raises on a missing file
+    if args.leads_out != "-" and not Path(args.leads_out).resolve().parent.is_dir():
+        raise IngestError(f"output folder does not exist: {Path(args.leads_out).parent}")
     if args.hold_s < 0 or args.hold_m < 0:
         raise IngestError("--hold-s and --hold-m must be >= 0")
     index = ZoneIndex(zones)

@@ -245,3 +245,52 @@ def test_no_reported_speed_is_judged_on_speed_made_good(
     for p in recs:
         p.sog = None  # SOG "not available" on every report
     assert [lead.rule for lead in run_pipeline(bundled, recs)] == expected
+
+
+def _point_at(geom: object, centre: tuple[float, float], az: float, dist_m: float) -> tuple:
+    """The point along ``az`` from ``centre`` whose geodesic distance to ``geom`` is
+    ``dist_m`` (bisection on the independent geodesic truth)."""
+    lo, hi = 0.0, 20_000.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if geodesic_truth(geom, *aisgen.fwd(*centre, az, mid)) < dist_m:  # type: ignore[arg-type]
+            lo = mid
+        else:
+            hi = mid
+    return aisgen.fwd(*centre, az, (lo + hi) / 2)
+
+
+@pytest.mark.parametrize(("dist_m", "expected"), [(150.0, ["SEC-MILITARY"]), (250.0, [])])
+def test_military_footprint_polygon(bundled: ZoneIndex, dist_m: float, expected: list) -> None:
+    # Villegagnon's footprint is the charted island: distances are to its shore
+    zi, vill = find_zone(bundled, "military", "villegagnon")
+    assert vill.geometry.geom_type in ("Polygon", "MultiPolygon")
+    c = vill.geometry.centroid
+    stop = _point_at(vill.geometry, (c.x, c.y), 100.0, dist_m)
+    # in from 600 m further out at 6 kn (never past the stop), then 5 minutes stopped
+    start = aisgen.fwd(*stop, 100.0, 600)
+    course = aisgen.azimuth(*start, *stop)
+    fixes = aisgen.run(*start, course=course, sog_kn=6, t0=T0, dt_s=10, n=19)
+    fixes += aisgen.hold(*stop, t0=T0 + 200, dt_s=30, n=10)
+    recs = to_positions(710001014, fixes)
+    truth = _truth(bundled, zi, recs)
+    assert abs(truth - dist_m) < 0.5
+    leads = run_pipeline(bundled, recs)
+    assert [lead.rule for lead in leads] == expected
+    for lead in leads:
+        assert abs(lead.min_distance_m - truth) < TOL_M
+
+
+def test_charted_tanker_anchorage_allows_tankers_only(bundled: ZoneIndex) -> None:
+    _, anch = find_zone(bundled, "anchorage", "tanker")
+    inside = anch.geometry.representative_point()
+    tanker = to_positions(710001015, aisgen.hold(inside.x, inside.y, t0=T0, dt_s=60, n=20))
+    fisher = to_positions(
+        710001016, aisgen.run(inside.x, inside.y, course=45, sog_kn=7, t0=T0, dt_s=10, n=5)
+    )
+    leads = run_pipeline(bundled, [static(710001015, 80), static(710001016, 30), *tanker, *fisher])
+    assert [(lead.mmsi, lead.rule, lead.zone_id) for lead in leads] == [
+        (710001016, "SEC-ANCHORAGE", anch.id)
+    ]
+    assert leads[0].min_distance_m == 0.0
+    assert leads[0].citation == "NORMAM-07/DPC 0212 c)"

@@ -13,7 +13,7 @@ from sqlalchemy import text
 from service.db import positions as pos_sql
 from service.db.repository import SqlRepository
 from service.store import open_repository
-from tests.storage.conftest import pos
+from tests.storage.builders import pos
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from ingest.records import VesselInfo
 from service.db.repository import AUDIT_RETENTION_S, SqlRepository
 from service.repository import LeadQuery
 from service.store import StoreConfigError, open_repository
-from tests.storage.conftest import T0, lead, pos
+from tests.storage.builders import T0, lead, pos
 from zones.model import Zone, ZoneKind
 
 

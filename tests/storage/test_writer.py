@@ -13,7 +13,7 @@ from service.db.repository import SqlRepository
 from service.repository import LeadQuery
 from service.store import open_repository
 from service.writer import BufferedWriter, WriterClosedError
-from tests.storage.conftest import T0, lead, pos
+from tests.storage.builders import T0, lead, pos
 from tests.storage.pgcluster import PG_BIN, PrivateCluster
 
 

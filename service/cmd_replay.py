@@ -23,6 +23,7 @@ from zones.evaluate import ZoneIndex
 
 T = TypeVar("T")
 BATCH = 5000
+SHOWN = 25  # leads listed in the human summary on stderr
 
 
 def register(sub: Any) -> None:
@@ -67,7 +68,8 @@ def _batched(items: Iterable[T], n: int) -> Iterator[list[T]]:
         yield batch
 
 
-def _write(out: IO[str], leads: list[Lead]) -> int:
+def _write(out: IO[str], leads: list[Lead], seen: list[Lead]) -> int:
+    seen.extend(leads[: max(0, SHOWN - len(seen))])
     for lead in leads:
         out.write(json.dumps(lead.to_json(), ensure_ascii=False, separators=(",", ":")))
         out.write("\n")
@@ -89,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         index, ingestor.registry, EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m)
     )
     written = 0
+    shown: list[Lead] = []
     with ExitStack() as stack:
         if args.leads_out == "-":
             out: IO[str] = sys.stdout
@@ -97,14 +100,36 @@ def run(args: argparse.Namespace) -> int:
         for src in sources:
             lines = progress(src.lines(), desc=src.name)
             for batch in _batched(ingestor.feed_many(lines), BATCH):
-                written += _write(out, pipeline.process(batch))
-                written += _write(out, pipeline.expire(pipeline.stream_time))
-        written += _write(out, pipeline.process(ingestor.flush()))
-        written += _write(out, pipeline.finish())
+                written += _write(out, pipeline.process(batch), shown)
+                written += _write(out, pipeline.expire(pipeline.stream_time), shown)
+        written += _write(out, pipeline.process(ingestor.flush()), shown)
+        written += _write(out, pipeline.finish(), shown)
         out.flush()
     counts = dict(ingestor.counters.as_dict())
     counts.update(pipeline.counters)
     summary = ", ".join(f"{k}={v}" for k, v in counts.items())
     print(f"vigia replay: {summary}", file=sys.stderr)
     print(f"vigia replay: {written} leads ({len(zones)} zones)", file=sys.stderr)
+    if args.leads_out != "-":
+        _print_table(shown, written)
     return 0
+
+
+def _print_table(leads: list[Lead], total: int) -> None:
+    """A human summary of the first leads on stderr, when the JSON went to a file."""
+    if not leads:
+        return
+    print(
+        f"{'rule':<13} {'zone':<28} {'mmsi':>9}  {'started (UTC)':<20} {'min m':>7} {'max kn':>6}",
+        file=sys.stderr,
+    )
+    for lead in leads:
+        j = lead.to_json()
+        sog = "-" if lead.max_sog_kn is None else f"{lead.max_sog_kn:.1f}"
+        print(
+            f"{lead.rule:<13} {(lead.zone_id or '-')[:28]:<28} {lead.mmsi:>9}  "
+            f"{j['started_at']:<20} {lead.min_distance_m:>7.1f} {sog:>6}",
+            file=sys.stderr,
+        )
+    if total > len(leads):
+        print(f"... and {total - len(leads)} more", file=sys.stderr)

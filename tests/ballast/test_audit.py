@@ -1,0 +1,224 @@
+"""Audits of declared exchanges against an AIS track, applicability and screening."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import pytest
+from pyproj import Geod
+
+from alerts.ballast_audit import (
+    AuditConfig,
+    AuditInputError,
+    Declaration,
+    DeclaredExchange,
+    DeclaredPoint,
+    audit,
+)
+from alerts.ballast_screening import screen_voyage
+from ingest.records import Position, VesselInfo
+from zones.ballast import BallastAssessor
+
+T0 = 1714521600.0  # 2024-05-01T00:00:00Z
+FOREIGN = 636012345  # Liberia
+BRAZILIAN = 710000123
+_GEOD = Geod(ellps="WGS84")
+
+
+def route(
+    mmsi: int, waypoints: list[tuple[float, float]], kn: float = 14.0, step_s: float = 600.0
+) -> list[Position]:
+    """A ship steaming between waypoints, one fix every ``step_s`` seconds."""
+    out: list[Position] = []
+    t = T0
+    for (x0, y0), (x1, y1) in itertools.pairwise(waypoints):
+        _, _, metres = _GEOD.inv(x0, y0, x1, y1)
+        n = max(1, int(metres / (kn * 1852 / 3600) / step_s))
+        for i in range(n):
+            f = i / n
+            out.append(Position(mmsi, t, 1, x0 + f * (x1 - x0), y0 + f * (y1 - y0), kn, 300.0))
+            t += step_s
+    out.append(Position(mmsi, t, 1, waypoints[-1][0], waypoints[-1][1], kn, 300.0))
+    return out
+
+
+# from 600 nm off Rio Grande do Sul, deep all the way, to Rio: a)-water for its first ~29 h
+ARRIVAL = route(FOREIGN, [(-34.0, -30.0), (-43.15, -23.15)])
+
+
+def at_hour(track: list[Position], h: float) -> DeclaredPoint:
+    """The ship's own position at hour ``h`` of the track (fixes every 10 min)."""
+    p = track[round(h * 6)]
+    assert p.lon is not None and p.lat is not None
+    return DeclaredPoint(p.t, p.lat, p.lon)
+
+
+def exchange(
+    h0: float, h1: float, volume: float | None = 12000.0, method: str = "sequential"
+) -> DeclaredExchange:
+    """An exchange declared exactly where the track was."""
+    return DeclaredExchange(at_hour(ARRIVAL, h0), at_hour(ARRIVAL, h1), volume, method)
+
+
+def run(
+    assessor: BallastAssessor, *exchanges: DeclaredExchange, **kw: object
+) -> tuple[list[dict[str, object]], list[str]]:
+    """Audit a foreign ship on ARRIVAL; the verdicts and the rules of the leads."""
+    decl = Declaration(FOREIGN, tuple(exchanges), **kw)  # type: ignore[arg-type]
+    res = audit(decl, ARRIVAL, None, assessor)
+    return res.document["exchanges"], [ld.rule for ld in res.leads]
+
+
+def test_exchange_far_out_and_deep_is_compliant(assessor: BallastAssessor) -> None:
+    """Declared 400-500 nm out over the abyss, where the track was: compliant, no lead."""
+    ex, rules = run(assessor, exchange(4, 10))
+    assert ex[0]["verdict"] == "compliant"
+    assert ex[0]["worst"]["distance_to_land_nm"] > 400
+    assert ex[0]["track_match"]["start"]["matched"]
+    assert rules == []
+
+
+def test_exchange_under_b_while_a_was_available(assessor: BallastAssessor) -> None:
+    """130-180 nm out, deep, but the voyage had 29 h of a)-water for a 24 h job."""
+    ex, rules = run(assessor, exchange(31, 35))
+    assert ex[0]["verdict"] == "noncompliant"
+    assert ex[0]["a_water_opportunity"]["needed_hours"] == pytest.approx(24.0)
+    assert ex[0]["a_water_opportunity"]["a_water_long_enough"]
+    assert rules == ["BW-EXCH-200"]
+
+
+def test_big_exchange_under_b_is_a_fallback(assessor: BallastAssessor) -> None:
+    """40,000 m3 flow-through needs 120 h at 1000 m3/h; 29 h of a)-water was not enough."""
+    ex, rules = run(assessor, exchange(31, 35, volume=40000.0, method="flow-through"))
+    assert ex[0]["verdict"] == "compliant_fallback"
+    assert "1000 m3/h" in ex[0]["a_water_opportunity"]["assumption"]
+    assert rules == []
+
+
+def test_exchange_on_the_shelf_raises_both_leads(assessor: BallastAssessor) -> None:
+    """Within 50 nm over the shelf: breaks b); and a) had been available too."""
+    ex, rules = run(assessor, exchange(42.5, 44.5))
+    assert ex[0]["verdict"] == "noncompliant"
+    assert ex[0]["worst"]["distance_to_land_nm"] < 50
+    assert ex[0]["shallowest"]["depth_m"] < 200
+    assert sorted(rules) == ["BW-EXCH-200", "BW-EXCH-50"]
+
+
+def test_exchange_where_the_ship_never_was_is_unverified(assessor: BallastAssessor) -> None:
+    """Declared 2 degrees east of where AIS had the ship: unverified, no lead."""
+    good = exchange(31, 35)
+    moved = DeclaredExchange(
+        replace(good.start, lon=good.start.lon + 2), replace(good.end, lon=good.end.lon + 2)
+    )
+    ex, rules = run(assessor, moved)
+    assert ex[0]["verdict"] == "unverified"
+    assert ex[0]["track_match"]["start"]["offset_nm"] > 100
+    assert rules == []
+
+
+def test_exchange_with_no_track_at_that_time_is_unverified(assessor: BallastAssessor) -> None:
+    """Declared a week after the track ends: no AIS to check against."""
+    good = exchange(4, 10)
+    later = DeclaredExchange(
+        replace(good.start, t=good.start.t + 7 * 86400), replace(good.end, t=good.end.t + 7 * 86400)
+    )
+    ex, _ = run(assessor, later)
+    assert ex[0]["verdict"] == "unverified"
+    assert "no AIS fix" in ex[0]["reasons"][0]
+
+
+def test_leads_have_the_contract_shape_and_stable_ids(assessor: BallastAssessor) -> None:
+    """Same declaration, same lead ids; ballast leads have no zone and cite 2.3.1."""
+    decl = Declaration(FOREIGN, (exchange(42.5, 44.5),))
+    first = audit(decl, ARRIVAL, None, assessor).leads
+    again = audit(decl, ARRIVAL, None, assessor).leads
+    assert [ld.id for ld in first] == [ld.id for ld in again]
+    for ld in first:
+        j = ld.to_json()
+        assert j["zone_id"] is None and j["zone_kind"] is None
+        assert j["citation"].startswith("NORMAM-20/DPC 2.3.1")
+        assert j["evidence"] and j["min_distance_m"] < 50 * 1852
+
+
+def test_exempt_ships_are_assessed_but_raise_no_leads(assessor: BallastAssessor) -> None:
+    """A military ship (AIS type 35): exemption a) from AIS; the shelf exchange, no lead."""
+    decl = Declaration(FOREIGN, (exchange(42.5, 44.5),))
+    navy = VesselInfo(FOREIGN, name="NAVIO", ship_type=35, length_m=120.0)
+    res = audit(decl, ARRIVAL, navy, assessor)
+    appl = res.document["applicability"]
+    assert not appl["applies"]
+    assert appl["exemptions"][0]["code"] == "a" and appl["exemptions"][0]["basis"] == "ais"
+    assert res.document["exchanges"][0]["verdict"] == "noncompliant"
+    assert res.leads == []
+
+
+def test_small_yacht_exemption_is_partly_on_trust(assessor: BallastAssessor) -> None:
+    """A 30 m yacht: length from AIS, ballast of 8 m3 or less on trust; 12 m3 declared: no."""
+    yacht = VesselInfo(FOREIGN, ship_type=37, length_m=30.0)
+    decl = Declaration(FOREIGN, (exchange(4, 10),))
+    appl = audit(decl, ARRIVAL, yacht, assessor).document["applicability"]
+    assert appl["exemptions"][0]["basis"] == "ais_and_trust"
+    big = replace(decl, ballast_capacity_m3=12.0)
+    appl = audit(big, ARRIVAL, yacht, assessor).document["applicability"]
+    assert appl["applies"] and "over 8" in appl["exemptions_refused"][0]
+
+
+def test_brazilian_flag_judged_from_its_track(assessor: BallastAssessor) -> None:
+    """MID 710 coasting within AJB: exemption d) confirmed by the track; from abroad: refused."""
+    coastal = route(BRAZILIAN, [(-41.0, -23.5), (-43.15, -23.15)])
+    p0, p1 = coastal[1], coastal[6]
+    ex = DeclaredExchange(
+        DeclaredPoint(p0.t, p0.lat or 0, p0.lon or 0), DeclaredPoint(p1.t, p1.lat or 0, p1.lon or 0)
+    )
+    res = audit(Declaration(BRAZILIAN, (ex,)), coastal, None, assessor)
+    appl = res.document["applicability"]
+    assert appl["exemptions"][0]["code"] == "d" and appl["exemptions"][0]["basis"] == "track"
+    assert res.leads == []
+    abroad = [replace(p, mmsi=BRAZILIAN) for p in ARRIVAL]
+    res = audit(Declaration(BRAZILIAN, (exchange(42.5, 44.5),)), abroad, None, assessor)
+    assert res.document["applicability"]["applies"]
+    assert "outside AJB" in res.document["applicability"]["exemptions_refused"][0]
+    assert res.leads
+
+
+def test_declared_exemptions_are_taken_on_trust(assessor: BallastAssessor) -> None:
+    """Sealed tanks and an exemption certificate are recorded as taken on trust."""
+    decl = Declaration(
+        FOREIGN, (exchange(4, 10),), sealed_tanks=True, certificate_number="DPC-123/2023"
+    )
+    appl = audit(decl, ARRIVAL, None, assessor).document["applicability"]
+    assert {e["code"]: e["basis"] for e in appl["exemptions"]} == {
+        "c": "on_trust",
+        "certificate": "on_trust",
+    }
+
+
+def test_audit_states_its_assumptions_and_retention(assessor: BallastAssessor) -> None:
+    """Pump rate, tolerance, basemap and the five-year record are in the document."""
+    cfg = AuditConfig(pump_rate_m3_h=500.0)
+    doc = audit(Declaration(FOREIGN, (exchange(31, 35),)), ARRIVAL, None, assessor, cfg).document
+    assert doc["assumptions"]["pump_rate_m3_h"] == 500.0
+    assert doc["exchanges"][0]["a_water_opportunity"]["needed_hours"] == pytest.approx(48.0)
+    assert doc["exchanges"][0]["verdict"] == "compliant_fallback"
+    assert doc["basemap"] == assessor.basemap.names
+    assert doc["record"]["rule"] == "BW-RECORD"
+
+
+def test_exchange_ending_before_it_starts_is_refused(assessor: BallastAssessor) -> None:
+    """A declaration that cannot be audited is an error, not a verdict."""
+    good = exchange(4, 10)
+    with pytest.raises(AuditInputError):
+        run(assessor, DeclaredExchange(good.end, good.start))
+
+
+def test_screening_before_arrival(assessor: BallastAssessor) -> None:
+    """From beyond 200 nm into Rio: about 29 h in a)-water, about 41 h in b)-water."""
+    s = screen_voyage(FOREIGN, ARRIVAL, assessor)
+    assert s["came_from_beyond_200nm"]
+    assert 27 < s["a_water"]["total_hours"] < 31
+    assert s["b_water"]["total_hours"] > s["a_water"]["total_hours"]
+    assert s["arrival_position"]["zone"] == "within_50nm"
+    gap = [p for p in ARRIVAL if not (T0 + 10 * 3600 < p.t < T0 + 16 * 3600)]
+    split = screen_voyage(FOREIGN, gap, assessor)
+    assert len(split["a_water"]["windows"]) == 2

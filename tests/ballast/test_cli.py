@@ -1,0 +1,79 @@
+"""`vigia ballast assess` and `vigia ballast audit` on real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ingest.records import iso_utc
+from service.cli import main
+
+T0 = 1714521600.0
+
+
+def test_assess_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One JSON object per CSV row, the same object as POST /ballast/assess."""
+    f = tmp_path / "points.csv"
+    f.write_text("name,lat,lon\nabyss,-27.0,-38.0\nrio,-23.3,-43.0\namazon,2.5,-47.75\n")
+    assert main(["ballast", "assess", str(f)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["zone"] for r in rows] == ["beyond_200nm", "within_50nm", "between_50_200nm"]
+    assert [r["meets_50"] for r in rows] == [True, False, False]
+    assert rows[0]["distance_to_land_nm"] == pytest.approx(322.9, abs=0.1)
+    assert set(rows[0]) >= {"depth_m", "meets_200", "basemap"}
+
+
+def test_assess_json_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JSON list of {lat, lon} works too."""
+    f = tmp_path / "points.json"
+    f.write_text(json.dumps([{"lat": -3.9, "lon": -29.8}]))
+    assert main(["ballast", "assess", str(f)]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["zone"] == "between_50_200nm" and row["meets_50"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["lat,lon\n-27,abc\n", "x,y\n1,2\n", "lat,lon\n95,0\n", '{"points": 3}'],
+)
+def test_assess_bad_input_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    """Bad rows, missing columns, out-of-range points: exit 2, a message, no output."""
+    f = tmp_path / "bad.csv"
+    f.write_text(content)
+    assert main(["ballast", "assess", str(f)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "vigia: error" in captured.err
+
+
+def test_audit_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An audit file with its own track: the verdict per exchange."""
+    track = [
+        {"t": iso_utc(T0 + 600 * i), "lat": -27.0 + 0.01 * i, "lon": -38.0 - 0.01 * i}
+        for i in range(60)
+    ]
+    body = {
+        "mmsi": 636012345,
+        "exchanges": [
+            {
+                "start": {"time": track[6]["t"], "lat": track[6]["lat"], "lon": track[6]["lon"]},
+                "end": {"time": track[40]["t"], "lat": track[40]["lat"], "lon": track[40]["lon"]},
+                "volume_m3": 3000,
+                "method": "sequential",
+            }
+        ],
+        "track": track,
+    }
+    f = tmp_path / "audit.json"
+    f.write_text(json.dumps(body))
+    assert main(["ballast", "audit", str(f)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["exchanges"][0]["verdict"] == "compliant"
+    body.pop("track")
+    f.write_text(json.dumps(body))
+    assert main(["ballast", "audit", str(f)]) == 2
+    assert "no track" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,15 @@ def test_screening_route(client: tuple[TestClient, dict[str, str]]) -> None:
     assert r.json()["came_from_beyond_200nm"] and r.json()["a_water"]["total_hours"] > 25
     r = c.get("/ballast/screening/710000001", params=q, headers={"X-API-Key": keys["viewer"]})
     assert r.status_code == 404
+
+
+def test_audits_survive_a_purge(client: tuple[TestClient, dict[str, str]]) -> None:
+    """BW-RECORD: asking the store to purge everything keeps an audit younger than 5 years."""
+    c, keys = client
+    t = track()
+    body = {"mmsi": MMSI, "exchanges": [{"start": point(t[24]), "end": point(t[60])}]}
+    r = c.post("/ballast/audits", json=body, headers={"X-API-Key": keys["inspector"]})
+    repo = c.app.state.repository  # type: ignore[attr-defined]
+    repo.purge_audits(time.time() + 86_400)
+    again = c.get(f"/ballast/audits/{r.json()['id']}", headers={"X-API-Key": keys["viewer"]})
+    assert again.status_code == 200

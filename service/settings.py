@@ -61,6 +61,7 @@ class IngestSettings(BaseSettings):
     files: Annotated[list[str], NoDecode] = Field(default_factory=list)
     udp_host: str = "0.0.0.0"
     queue_size: int = Field(default=50_000, gt=0)
+    write_buffer: int = Field(default=500_000, gt=0)
     flush_interval_s: float = Field(default=1.0, gt=0)
     counters_interval_s: float = Field(default=10.0, gt=0)
     ready_max_message_age_s: float | None = None

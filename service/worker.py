@@ -109,11 +109,12 @@ class IngestWorker:
         self._registry = VesselRegistry()
         self._ingestor = Ingestor(self._registry)
         self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
-        self._writer = BufferedWriter(repo)
+        self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer)
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
         self._threads: list[threading.Thread] = []
+        self._give_up_at: float | None = None
         self._readers_left = len(self._sources)
         self.sources_done = threading.Event()
         self.idle = threading.Event()
@@ -143,6 +144,7 @@ class IngestWorker:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop reading, store what is buffered and the open leads, persist counters."""
+        self._give_up_at = time.monotonic() + timeout * 0.8
         self._stop.set()
         for source in self._sources:
             close = getattr(source, "close", None)
@@ -276,7 +278,7 @@ class IngestWorker:
                 elif isinstance(rec, StaticData):
                     statics.add(rec.mmsi)
         if positions:
-            self._writer.submit_positions(positions)
+            self._submit_positions(positions)
         vessels: list[VesselInfo] = []
         for mmsi in statics:
             info = self._registry.get(mmsi)
@@ -325,6 +327,19 @@ class IngestWorker:
                 self._seen_leads.add(lead.id)
                 self._leads_by_rule[lead.rule] += 1
         self._writer.submit_leads(list(leads))
+
+    def _submit_positions(self, positions: list[Position]) -> None:
+        # wait for room rather than let the writer drop what was accepted: a replay then
+        # runs at the store's pace, and a live feed backs up into the queue and its socket;
+        # only a stop that has run out of time gives up (the writer counts the drop)
+        bound = int(self._writer_stats().get("bound", 0)) or len(positions)
+        for i in range(0, len(positions), bound):
+            chunk = positions[i : i + bound]
+            while self._give_up_at is None or time.monotonic() < self._give_up_at:
+                if int(self._writer_stats().get("buffered", 0)) + len(chunk) <= bound:
+                    break
+                time.sleep(0.02)
+            self._writer.submit_positions(chunk)
 
     def _writer_stats(self) -> dict[str, Any]:
         stats = self._writer.stats()

@@ -136,3 +136,20 @@ def test_counters_survive_a_restart(store_url: str, tmp_path: Path, fixtures: Pa
         counters = api.client.get("/ingest/counters", headers=api.h("viewer")).json()["counters"]
         assert counters["lines"] == 2 * len((fixtures / "pyais_mixed.txt").read_text().splitlines())
     json.dumps(counters)
+
+
+def test_a_replay_larger_than_the_write_buffer_waits_for_the_store_and_loses_nothing(
+    store_url: str, tmp_path: Path, fixtures: Path
+) -> None:
+    synthetic = tmp_path / "crossing.nmea"
+    synthetic.write_text("\n".join(crossing_lines()) + "\n")
+    settings = make_settings(store_url, tmp_path)
+    settings.ingest = IngestSettings(worker=True, files=[str(synthetic)] * 3, write_buffer=16)
+    for api in start(settings):
+        assert api.client.app.state.worker.wait_idle(60)  # type: ignore[attr-defined]
+        counters = api.client.get("/ingest/counters", headers=api.h("viewer")).json()["counters"]
+        assert counters["positions_dropped"] == 0
+        # three replays of the same 100 tagged fixes: 300 accepted, 100 distinct rows
+        assert counters["positions_stored"] == 100
+        track = api.client.get(f"/vessels/{MMSI}/track", headers=api.h("viewer")).json()
+        assert len(track["features"]) == 101

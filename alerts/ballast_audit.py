@@ -255,7 +255,7 @@ def _lead(
         closest_t=seg["worst_t"],
         evidence=ev,
         vessel=vessel,
-        details={"exchange": seg["summary"]},
+        details={"exchange": seg["summary"], "basemap": seg["basemap"]},
     )
 
 
@@ -358,6 +358,7 @@ def audit_exchange(
         "summary": summary,
         "worst": figs[w],
         "worst_t": float(ts[w]),
+        "basemap": assessor.basemap.names,
         "evidence": _evidence(at, ex.start.t - margin, ex.end.t + margin, None),
     }
 

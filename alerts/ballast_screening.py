@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import shapely
 from numpy.typing import NDArray
 
 from ingest.records import Position, iso_utc
 from zones.ballast import BEYOND, ZONES, BallastAssessor
+from zones.model import Zone, ZoneKind
 
 DEFAULT_MAX_GAP_S = 3 * 3600.0
 
@@ -143,3 +145,47 @@ def screen_voyage(
             f"fixes more than {max_gap_s / 3600:g} h apart split a window"
         ),
     }
+
+
+PORT_KINDS = frozenset({ZoneKind.PORT_FACILITY, ZoneKind.ANCHORAGE})
+
+
+def arrivals(at: AssessedTrack, zones: Sequence[Zone]) -> list[tuple[int, Zone]]:
+    """Fixes where the ship enters a port zone having been beyond 200 nm since its last one."""
+    ports = [z for z in zones if z.kind in PORT_KINDS]
+    inside = np.full(len(at.t), -1, dtype=np.intp)
+    for k, z in enumerate(ports):
+        hit = np.asarray(shapely.contains_xy(z.geometry, at.lon, at.lat), dtype=bool)
+        inside[hit & (inside < 0)] = k
+    out: list[tuple[int, Zone]] = []
+    was_beyond = in_port = False
+    for i in range(len(at.t)):  # a small state machine over one ship's fixes
+        was_beyond = was_beyond or at.zone[i] == BEYOND
+        if inside[i] >= 0:
+            if not in_port and was_beyond:
+                out.append((i, ports[inside[i]]))
+                was_beyond = False
+            in_port = True
+        else:
+            in_port = False
+    return out
+
+
+def screen_arrivals(
+    mmsi: int,
+    track: Sequence[Position],
+    zones: Sequence[Zone],
+    assessor: BallastAssessor,
+    *,
+    max_gap_s: float = DEFAULT_MAX_GAP_S,
+) -> list[dict[str, Any]]:
+    """Each arrival at a port zone from beyond 200 nm, screened since the previous one."""
+    at = assess_track(track, assessor)
+    out = []
+    since = 0
+    for i, zone in arrivals(at, zones):
+        leg = at.positions[since : i + 1]
+        screening = screen_voyage(mmsi, leg, assessor, max_gap_s=max_gap_s)
+        out.append({"port_zone_id": zone.id, "arrived_at": iso_utc(float(at.t[i])), **screening})
+        since = i + 1
+    return out

@@ -12,7 +12,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from alerts.ballast_audit import AuditConfig, Declaration, DeclaredExchange, DeclaredPoint, audit
-from alerts.ballast_screening import screen_voyage
+from alerts.ballast_screening import screen_arrivals, screen_voyage
 from ingest.records import Position
 from service.api.params import GeoJSONResponse, parse_time
 from service.deps import get_repository, require_role
@@ -316,7 +316,8 @@ def get_screening(
     start: Annotated[str | None, Query(description="ISO 8601 or Unix s")] = None,
     end: Annotated[str | None, Query(description="arrival; default now")] = None,
 ) -> dict[str, Any]:
-    """Windows of a)- and b)-water in the stored track between start and end."""
+    """Windows of a)- and b)-water in the stored track up to ``end``, and for each arrival
+    at a port or anchorage zone from beyond 200 nm, the same figures for the leg before it."""
     assessor, settings = ballast
     hi = parse_time(end, "end") or time.time()
     lo = parse_time(start, "start") or hi - settings.voyage_days * DAY
@@ -325,4 +326,7 @@ def get_screening(
     track = repo.track(mmsi, lo, hi)
     if not track:
         raise NotFoundError(f"no stored AIS positions of {mmsi} in that interval")
-    return screen_voyage(mmsi, track, assessor, arrival_t=hi)
+    zones, _ = repo.list_zones(None, hi, 10_000)
+    out = screen_voyage(mmsi, track, assessor, arrival_t=hi)
+    out["arrivals"] = screen_arrivals(mmsi, track, zones, assessor)
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +47,17 @@ def client(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str]]]:
     """The app on a fresh SQLite file, the worker off, one key per role."""
     zones = tmp_path / "zones"
     zones.mkdir()
+    end = track()[-1]
+    assert end.lon is not None and end.lat is not None
+    ring = [[end.lon + dx, end.lat + dy] for dx, dy in ((-0.1, -0.1), (0.1, -0.1), (0.1, 0.1))]
+    port = {
+        "type": "Feature",
+        "geometry": {"type": "Polygon", "coordinates": [[*ring, ring[0]]]},
+        "properties": {"id": "port-test", "kind": "port_facility"},
+    }
+    (zones / "ports.geojson").write_text(
+        json.dumps({"type": "FeatureCollection", "features": [port]})
+    )
     settings = Settings(
         database=DatabaseSettings(url=f"sqlite:///{tmp_path / 'v.sqlite'}"),
         ingest=IngestSettings(worker=False),
@@ -149,6 +161,7 @@ def test_screening_route(client: tuple[TestClient, dict[str, str]]) -> None:
     r = c.get(f"/ballast/screening/{MMSI}", params=q, headers={"X-API-Key": keys["viewer"]})
     assert r.status_code == 200
     assert r.json()["came_from_beyond_200nm"] and r.json()["a_water"]["total_hours"] > 25
+    assert [a["port_zone_id"] for a in r.json()["arrivals"]] == ["port-test"]
     r = c.get("/ballast/screening/710000001", params=q, headers={"X-API-Key": keys["viewer"]})
     assert r.status_code == 404
 

@@ -6,6 +6,7 @@ import itertools
 from dataclasses import replace
 
 import pytest
+import shapely
 from pyproj import Geod
 
 from alerts.ballast_audit import (
@@ -16,9 +17,10 @@ from alerts.ballast_audit import (
     DeclaredPoint,
     audit,
 )
-from alerts.ballast_screening import screen_voyage
+from alerts.ballast_screening import screen_arrivals, screen_voyage
 from ingest.records import Position, VesselInfo
 from zones.ballast import BallastAssessor
+from zones.model import Zone, ZoneKind
 
 T0 = 1714521600.0  # 2024-05-01T00:00:00Z
 FOREIGN = 636012345  # Liberia
@@ -222,3 +224,19 @@ def test_screening_before_arrival(assessor: BallastAssessor) -> None:
     gap = [p for p in ARRIVAL if not (T0 + 10 * 3600 < p.t < T0 + 16 * 3600)]
     split = screen_voyage(FOREIGN, gap, assessor)
     assert len(split["a_water"]["windows"]) == 2
+
+
+def test_arrival_at_a_port_zone_from_beyond_200nm_is_screened(assessor: BallastAssessor) -> None:
+    """Entering a port zone after the open ocean is an arrival; coasting in is not."""
+    last = ARRIVAL[-1]
+    assert last.lon is not None and last.lat is not None
+    port = Zone(
+        "port-rio",
+        ZoneKind.PORT_FACILITY,
+        shapely.box(last.lon - 0.05, last.lat - 0.05, last.lon + 0.05, last.lat + 0.05),
+    )
+    found = screen_arrivals(FOREIGN, ARRIVAL, [port], assessor)
+    assert [a["port_zone_id"] for a in found] == ["port-rio"]
+    assert 27 < found[0]["a_water"]["total_hours"] < 31
+    coastal = route(FOREIGN, [(-41.0, -23.5), (last.lon, last.lat)])
+    assert screen_arrivals(FOREIGN, coastal, [port], assessor) == []

@@ -77,3 +77,34 @@ def test_audit_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f.write_text(json.dumps(body))
     assert main(["ballast", "audit", str(f)]) == 2
     assert "no track" in capsys.readouterr().err
+
+
+def test_audit_against_the_stored_track(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--store: the stored AIS track is used and the audit is kept in the store."""
+    from ingest.records import Position
+    from service.store import open_repository
+
+    url = f"sqlite:///{tmp_path / 'v.sqlite'}"
+    monkeypatch.setenv("DATABASE_URL", url)
+    repo = open_repository(url)
+    repo.migrate()
+    fixes = [Position(636012345, T0 + 600 * i, 1, -38.0, -27.0 + 0.01 * i, 6.0) for i in range(30)]
+    repo.add_positions(fixes)
+    repo.close()
+    ex = {
+        "start": {"time": iso_utc(T0 + 1200), "lat": -26.98, "lon": -38.0},
+        "end": {"time": iso_utc(T0 + 6000), "lat": -26.9, "lon": -38.0},
+    }
+    f = tmp_path / "audit.json"
+    f.write_text(json.dumps({"mmsi": 636012345, "exchanges": [ex]}))
+    assert main(["ballast", "audit", "--store", str(f)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["track_source"] == "stored AIS" and doc["track_points"] == 30
+    assert doc["exchanges"][0]["verdict"] == "compliant"
+    repo = open_repository(url)
+    try:
+        assert repo.get_audit(doc["id"]) is not None
+    finally:
+        repo.close()

@@ -82,11 +82,16 @@ class BufferedWriter:
         self._thread.start()
 
     # submission (called by the worker)
-    def submit_positions(self, positions: Sequence[Position]) -> int:
-        """Queue positions; returns how many were accepted (the rest count as dropped)."""
+    def submit_positions(self, positions: Sequence[Position], *, wait_s: float = 0.0) -> int:
+        """Queue positions, waiting up to ``wait_s`` seconds for room; returns how many
+        were accepted (the rest count as dropped)."""
+        end = time.monotonic() + wait_s
         with self._cond:
             self._check_open()
-            room = self._bound - len(self._positions) - len(self._pos_flight)
+            while self._room() < len(positions) and time.monotonic() < end:
+                self._cond.wait(min(0.1, end - time.monotonic()))
+                self._check_open()
+            room = self._room()
             accepted = max(0, min(room, len(positions)))
             self._positions.extend(positions[:accepted])
             self._counts["dropped"] += len(positions) - accepted
@@ -95,6 +100,9 @@ class BufferedWriter:
             lost = len(positions) - accepted
             log.warning("writer buffer full (%d): dropped %d", self._bound, lost)
         return accepted
+
+    def _room(self) -> int:
+        return self._bound - len(self._positions) - len(self._pos_flight)
 
     def submit_vessels(self, vessels: Sequence[VesselInfo]) -> None:
         """Queue vessels' static data (the newest per MMSI is kept)."""

@@ -38,6 +38,18 @@ def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:
         w.submit_positions([pos(1, T0, 0.0, 0.0)])
 
 
+def test_a_full_buffer_makes_a_waiting_producer_wait_not_drop(repo: SqlRepository) -> None:
+    """With ``wait_s`` a producer blocks until the writer has made room: nothing dropped."""
+    w = BufferedWriter(repo, max_buffered=1000, batch_size=500)
+    accepted = sum(
+        w.submit_positions([pos(1, T0 + i * 800 + k, 0.0, 0.0) for k in range(800)], wait_s=30)
+        for i in range(10)
+    )
+    assert w.flush(30)
+    assert (accepted, w.stats()["dropped"], repo.count_positions()) == (8000, 0, 8000)
+    w.close(5)
+
+
 def test_a_bad_row_is_rejected_alone(repo: SqlRepository) -> None:
     """A row the database refuses (MMSI beyond 64 bits) costs only itself."""
     w = BufferedWriter(repo, batch_size=500)
@@ -66,6 +78,10 @@ def test_unreachable_database_buffers_to_the_bound_and_keeps_every_lead() -> Non
     assert (s["buffered"], s["dropped"], s["buffered_leads"]) == (1000, 500, 3000)
     assert s["retries"] >= 3 and s["connected"] is False and s["last_error"]
     assert not w.flush(0.2)
+    # a producer may wait for room rather than drop; with the store away it times out
+    t = time.monotonic()
+    assert w.submit_positions([pos(2, T0, -43.0, -22.9)], wait_s=0.3) == 0
+    assert time.monotonic() - t >= 0.3 and w.stats()["dropped"] == 501
     assert w.close(0.5) is False
     repo.close()
 

@@ -144,7 +144,11 @@ def test_postgres_stopped_and_restarted_under_load_loses_nothing(
     assert w.flush(60), w.stats()
     s = w.stats()
     assert s["dropped"] == 0 and s["rejected"] == 0
-    assert repo.count_positions() == submitted == s["written"]
+    # exactly once: nothing lost, nothing doubled by the retries
+    assert repo.count_positions() == submitted
+    # (a commit whose acknowledgement died with the server is retried and found stored,
+    # so the writer's own count can only be lower)
+    assert 0 < s["written"] <= submitted
     assert repo.list_leads(LeadQuery(), 1)[1] == 50
     w.close(5)
     repo.close()

@@ -11,13 +11,14 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import FastAPI
 
 from service.api import include_routers
 from service.deps import hash_key
 from service.metrics import ServiceMetrics
-from service.problems import install_problem_handlers
+from service.problems import document_problems, install_problem_handlers
 from service.repository import Repository
 from service.settings import Settings
 from service.worker import IngestWorker
@@ -156,4 +157,12 @@ def create_app(
     app.state.worker = None
     install_problem_handlers(app)
     include_routers(app)
+    build_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document_problems(build_openapi(), frozenset({"/healthz"}))
+        return app.openapi_schema  # type: ignore[return-value]
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

@@ -65,7 +65,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         403: ("forbidden", "this route needs the admin role; the key is viewer"),
         404: ("not-found", "no zone with id 'plat-p66'"),
         413: ("payload-too-large", "the upload has 250001 vertices; the limit is 200000"),
-        422: ("invalid-zone", "feature beach-x: unknown kind 'beach'"),
+        422: ("invalid-request", "query.limit: Input should be greater than or equal to 1"),
         503: ("store-unavailable", "the database does not answer"),
     }
     out: dict[int | str, dict[str, Any]] = {}
@@ -133,6 +133,35 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error on %s", request.url.path, exc_info=exc)
     return problem(500, "internal", "an unexpected error occurred", request.url.path)
+
+
+def document_problems(doc: dict[str, Any], open_paths: frozenset[str]) -> None:
+    """Make the OpenAPI document say what the handlers do: every error is problem+json,
+    and every route but ``open_paths`` takes an API key and may answer 401 or 403."""
+    doc.setdefault("components", {}).setdefault("securitySchemes", {})["ApiKey"] = {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": "roles: viewer < inspector < admin (`vigia apikey create`)",
+    }
+    for path, item in doc.get("paths", {}).items():
+        for op in item.values():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            responses = op["responses"]
+            has_422 = "422" in responses or 422 in responses
+            keep = PROBLEM_MEDIA_TYPE in (responses.get("422") or {}).get("content", {})
+            wanted = [422] if has_422 and not keep else []
+            if path not in open_paths:
+                op["security"] = [{"ApiKey": []}]
+                wanted += [401, 403]
+            for status, entry in problem_responses(*wanted).items():
+                responses[str(status)] = entry
+    schemas = doc.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        referenced = name in str(doc.get("paths"))
+        if not referenced:
+            schemas.pop(name, None)
 
 
 def install_problem_handlers(app: FastAPI) -> None:

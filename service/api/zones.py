@@ -23,7 +23,7 @@ from service.api.params import (
 )
 from service.deps import get_repository, require_role
 from service.errors import NotFoundError, PayloadTooLargeError, RequestInvalidError
-from service.problems import problem_responses
+from service.problems import PROBLEM_MEDIA_TYPE, problem_responses
 from service.repository import Repository
 from service.settings import Settings
 from zones.catalogue import parse_feature_collection, zone_to_feature
@@ -53,6 +53,12 @@ EXAMPLE_COLLECTION: dict[str, Any] = {
 }
 _READ_ERRORS = problem_responses(401, 403, 422)
 _WRITE_ERRORS = problem_responses(401, 403, 404, 413, 422)
+_WRITE_ERRORS[422]["content"][PROBLEM_MEDIA_TYPE]["example"] |= {
+    "type": "urn:vigia:problem:invalid-zone",
+    "detail": "feature beach-x: unknown kind 'beach'",
+    "feature": "beach-x",
+    "reason": "unknown kind 'beach'",
+}
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
-from service.deps import ROLES
-from tests.api.conftest import Api
+from service.app import create_app
+from service.deps import ROLES, hash_key
+from service.settings import AuthSettings
+from tests.api.conftest import Api, make_settings
 
 pytestmark = pytest.mark.postgis
 
@@ -129,3 +134,19 @@ def test_unknown_routes_and_methods_are_problems(shared_api: Api) -> None:
     r = api.client.patch("/vessels", headers=api.h("viewer"))
     assert r.status_code == 405
     assert r.json()["type"].endswith("method-not-allowed")
+
+
+def test_a_bootstrap_admin_key_from_settings_is_stored_hashed_and_works(
+    store_url: str, tmp_path: Path
+) -> None:
+    settings = make_settings(store_url, tmp_path)
+    settings.auth = AuthSettings(bootstrap_admin_key=SecretStr("deploy-time-admin-key-0123456789"))
+    for _ in range(2):  # a restart does not store it twice
+        with TestClient(create_app(settings)) as client:
+            h = {"X-API-Key": "deploy-time-admin-key-0123456789"}
+            r = client.delete("/collections/zones/items/plat-p66", headers=h)
+            assert r.status_code in (204, 404)
+            repo = client.app.state.repository  # type: ignore[attr-defined]
+            record = repo.find_api_key(hash_key("deploy-time-admin-key-0123456789"))
+            assert record is not None and record.role == "admin"
+            assert record.key_hash != "deploy-time-admin-key-0123456789"

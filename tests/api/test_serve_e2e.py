@@ -104,3 +104,45 @@ def test_serve_replays_a_file_and_answers_over_a_socket(tmp_path: Path, fixtures
         assert repo.load_counters()["lines"] == 898
     finally:
         repo.close()
+
+
+def test_worker_only_ingests_without_serving_and_stops_cleanly(
+    tmp_path: Path, fixtures: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
+    env.pop("DATABASE_URL", None)
+    env |= {
+        "VIGIA_INGEST_FILES": str(fixtures / "pyais_nmea_data_sample.txt"),
+        "VIGIA_INGEST_COUNTERS_INTERVAL_S": "0.2",
+        "VIGIA_LOAD_BUNDLED": "false",
+    }
+    port = _free_port()
+    proc = subprocess.Popen(
+        [*_vigia(), "serve", "--worker-only", "--port", str(port), "--log-level", "warning"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        lines = 0
+        while time.monotonic() < deadline and lines < 898:
+            assert proc.poll() is None
+            time.sleep(0.3)
+            if (tmp_path / "vigia.sqlite").exists():
+                repo = open_repository(None, sqlite_path=str(tmp_path / "vigia.sqlite"))
+                try:
+                    lines = repo.load_counters().get("lines", 0)
+                except Exception:  # the schema may still be migrating
+                    lines = 0
+                finally:
+                    repo.close()
+        assert lines == 898
+        with socket.socket() as s:  # no API in this mode
+            assert s.connect_ex(("127.0.0.1", port)) != 0
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out

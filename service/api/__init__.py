@@ -7,7 +7,7 @@ import importlib.util
 
 from fastapi import APIRouter, FastAPI
 
-from service.api import health, leads, vessels, zones
+from service.api import health, keys, leads, vessels, zones
 
 #: routers other issues add; included when their module is present
 OPTIONAL_ROUTERS = ("service.api.ballast",)
@@ -15,7 +15,7 @@ OPTIONAL_ROUTERS = ("service.api.ballast",)
 
 def include_routers(app: FastAPI) -> list[str]:
     """Mount every router on the app; returns the optional ones that were found."""
-    for module in (health, zones, vessels, leads):
+    for module in (health, zones, vessels, leads, keys):
         app.include_router(module.router)
     found = []
     for name in OPTIONAL_ROUTERS:

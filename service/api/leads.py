@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 from alerts.lead import Lead
 from ingest.records import iso_utc
@@ -22,7 +23,7 @@ from service.api.params import (
     parse_time,
 )
 from service.deps import get_repository, require_role
-from service.errors import NotFoundError
+from service.errors import NotFoundError, RequestInvalidError
 from service.problems import problem_responses
 from service.repository import LeadQuery, Repository
 from service.settings import Settings
@@ -74,6 +75,24 @@ EXAMPLE_EVIDENCE: dict[str, Any] = {
     "properties": {"lead_id": "L-3f9c2a1b7d4e5f60", "rule": "SEC-PLATFORM"},
 }
 LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
+#: where an inspector can move a lead: looked at, upheld (a fine follows), dropped as
+#: a false lead, or handed to another authority
+Status = Literal["new", "reviewing", "confirmed", "dismissed", "referred"]
+
+
+class StatusChange(BaseModel):
+    """A move in the inspectors' workflow."""
+
+    status: Status = Field(description="the lead's new status")
+
+
+@runtime_checkable
+class LeadWorkflow(Protocol):
+    """A store that can move leads through the workflow."""
+
+    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
+        """Set a lead's status; None if there is no such lead."""
+        ...
 
 
 def evidence_geojson(lead: Lead) -> dict[str, Any]:
@@ -216,3 +235,36 @@ def lead_evidence(
 ) -> GeoJSONResponse:
     """The episode's path, evidence points and closest approach as a FeatureCollection."""
     return GeoJSONResponse(evidence_geojson(_lead(repo, lead_id)))
+
+
+@router.patch(
+    "/leads/{lead_id}",
+    summary="Move a lead in the workflow (inspector)",
+    dependencies=[Depends(require_role("inspector"))],
+    responses={
+        200: {
+            "content": {"application/json": {"example": {**EXAMPLE_LEAD, "status": "reviewing"}}}
+        },
+        **problem_responses(401, 403, 404, 422),
+    },
+)
+def change_lead_status(
+    lead_id: LeadId,
+    change: Annotated[
+        StatusChange,
+        Body(
+            openapi_examples={
+                "review": {"summary": "start reviewing", "value": {"status": "reviewing"}},
+                "dismiss": {"summary": "a false lead", "value": {"status": "dismissed"}},
+            }
+        ),
+    ],
+    repo: Annotated[Repository, Depends(get_repository)],
+) -> dict[str, Any]:
+    """Set the lead's status; its evidence never changes."""
+    if not isinstance(repo, LeadWorkflow):
+        raise RequestInvalidError("this store cannot move leads through the workflow")
+    lead = repo.set_lead_status(lead_id, change.status)
+    if lead is None:
+        raise NotFoundError(f"no lead with id {lead_id!r}")
+    return lead.to_json()

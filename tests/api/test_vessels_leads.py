@@ -196,3 +196,22 @@ def test_counters_come_from_the_store_when_no_worker_runs(loaded: Api) -> None:
     body = _get(loaded, "/ingest/counters")
     assert body["worker_running"] is False
     assert body["counters"]["lines"] == 12 and body["counters"]["bad_checksum"] == 2
+
+
+def test_an_inspector_moves_a_lead_through_the_workflow(api: Api) -> None:
+    api.repo.upsert_leads([_lead(7, 710000001, "SEC-PLATFORM", "plat-p66", T0, -40.05, -22.37)])
+    url = "/leads/L-0007"
+    r = api.client.patch(url, json={"status": "reviewing"}, headers=api.h("viewer"))
+    assert r.status_code == 403
+    r = api.client.patch(url, json={"status": "reviewing"}, headers=api.h("inspector"))
+    assert r.status_code == 200 and r.json()["status"] == "reviewing"
+    assert len(r.json()["evidence"]) == 3
+    r = api.client.patch(url, json={"status": "lost"}, headers=api.h("inspector"))
+    assert r.status_code == 422 and "status" in r.json()["detail"]
+    assert api.client.get(url, headers=api.h("viewer")).json()["status"] == "reviewing"
+    assert [
+        x["id"]
+        for x in api.client.get("/leads?status=reviewing", headers=api.h("viewer")).json()["leads"]
+    ] == ["L-0007"]
+    r = api.client.patch("/leads/L-none", json={"status": "dismissed"}, headers=api.h("admin"))
+    assert r.status_code == 404

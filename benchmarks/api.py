@@ -11,6 +11,8 @@ random ``--size-deg`` viewports from this process over a keep-alive connection:
 - baseline: the API alone (``--no-worker``), nothing else running;
 - under ingest: the API and the worker in one process, the worker replaying the
   100,000-message corpus over and over into the same store while the requests run;
+- the same with a 1 ms thread switch interval (``VIGIA_API_SWITCH_INTERVAL_S``), which
+  trades ingest rate for API latency;
 - split: the same ingest in a ``--worker-only`` process beside a ``--no-worker`` API.
 
 Prints the median over ``--reps`` runs of p50 and p99 (milliseconds), the ratio against
@@ -100,12 +102,18 @@ def free_port() -> int:
 
 
 def serve(
-    url: str, port: int, files: list[str] | None, mode: str | None = None
+    url: str,
+    port: int,
+    files: list[str] | None,
+    mode: str | None = None,
+    switch: float | None = None,
 ) -> subprocess.Popen[bytes]:
     """``vigia serve`` on ``port`` (``mode``: ``--no-worker`` or ``--worker-only``), the
     worker replaying ``files``; waits until the API answers (unless worker-only)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
     env |= {"DATABASE_URL": url, "VIGIA_INGEST_COUNTERS_INTERVAL_S": "1"}
+    if switch is not None:
+        env["VIGIA_API_SWITCH_INTERVAL_S"] = str(switch)
     args = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
     args += ["--log-level", "warning"]
     if files:
@@ -157,7 +165,12 @@ def lines_read(client: httpx.Client) -> int:
 
 
 def run_phase(
-    url: str, key: str, args: argparse.Namespace, files: list[str] | None, split: bool = False
+    url: str,
+    key: str,
+    args: argparse.Namespace,
+    files: list[str] | None,
+    split: bool = False,
+    switch: float | None = None,
 ) -> tuple[list[tuple[float, float]], float, float]:
     """(p50, p99) per rep, mean features per response, and ingest lines/s while measuring;
     ``split`` runs the worker as its own process beside an API-only one."""
@@ -167,7 +180,7 @@ def run_phase(
         procs.append(serve(url, free_port(), files, "--worker-only"))
         time.sleep(3)  # let the worker get going
     in_process = files if files and not split else None
-    procs.append(serve(url, port, in_process, None if in_process else "--no-worker"))
+    procs.append(serve(url, port, in_process, None if in_process else "--no-worker", switch))
     results, feats, rates = [], 0.0, []
     try:
         with httpx.Client(
@@ -203,8 +216,10 @@ def main() -> int:
         key = load(url, args.vessels)
         print(f"loaded {args.vessels} vessels' latest positions in {time.perf_counter() - t:.1f} s")
         base, feats, _ = run_phase(url, key, args, None)
-        busy, _, rate = run_phase(url, key, args, [str(CORPUS)] * args.replays)
-        split, _, split_rate = run_phase(url, key, args, [str(CORPUS)] * args.replays, True)
+        replay = [str(CORPUS)] * args.replays
+        busy, _, rate = run_phase(url, key, args, replay)
+        fast, _, fast_rate = run_phase(url, key, args, replay, switch=0.001)
+        split, _, split_rate = run_phase(url, key, args, replay, True)
     finally:
         drop_database(name)
     b50 = statistics.median(r[0] for r in base)
@@ -219,6 +234,13 @@ def main() -> int:
     print(
         f"  while ingesting p50 {i50:7.1f} ms   p99 {i99:7.1f} ms   ({rate:,.0f} lines/s ingested)"
     )
+    f50 = statistics.median(r[0] for r in fast)
+    f99 = statistics.median(r[1] for r in fast)
+    print(
+        f"  same, VIGIA_API_SWITCH_INTERVAL_S=0.001\n"
+        f"                  p50 {f50:7.1f} ms   p99 {f99:7.1f} ms   "
+        f"({fast_rate:,.0f} lines/s ingested)"
+    )
     s50 = statistics.median(r[0] for r in split)
     s99 = statistics.median(r[1] for r in split)
     print(
@@ -227,6 +249,7 @@ def main() -> int:
         f"({split_rate:,.0f} lines/s ingested)"
     )
     print(f"  ratio one-process/alone p50 {i50 / b50:.2f}   p99 {i99 / b99:.2f}")
+    print(f"  ratio switch 1 ms/alone p50 {f50 / b50:.2f}   p99 {f99 / b99:.2f}")
     print(f"  ratio split/alone       p50 {s50 / b50:.2f}   p99 {s99 / b99:.2f}")
     return 0
 

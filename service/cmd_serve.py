@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.worker_only:
         settings.ingest.worker = True
         return _run_worker_only(settings)
+    sys.setswitchinterval(settings.api.switch_interval_s)
 
     import uvicorn
 

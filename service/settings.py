@@ -48,6 +48,9 @@ class ApiSettings(BaseSettings):
     max_upload_vertices: int = Field(default=200_000, gt=0)
     default_page_limit: int = Field(default=100, gt=0)
     max_page_limit: int = Field(default=1_000, gt=0)
+    # how often (s) CPython lets another thread run; shorter keeps API latency low while
+    # the worker decodes in the same process (Python's default is 0.005)
+    switch_interval_s: float = Field(default=0.005, gt=0, le=1)
 
 
 class IngestSettings(BaseSettings):

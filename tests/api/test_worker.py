@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,3 +155,48 @@ def test_a_replay_larger_than_the_write_buffer_waits_for_the_store_and_loses_not
         assert counters["positions_stored"] == 100
         track = api.client.get(f"/vessels/{MMSI}/track", headers=api.h("viewer")).json()
         assert len(track["features"]) == 101
+
+
+def test_tcp_feeds_and_udp_ports_from_settings_reach_the_store(
+    store_url: str, tmp_path: Path, fixtures: Path
+) -> None:
+    lines = crossing_lines()
+    server = socket.create_server(("127.0.0.1", 0))
+    tcp_port = server.getsockname()[1]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        udp_port = probe.getsockname()[1]
+
+    def feed_tcp() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.sendall(("\r\n".join(lines[:50]) + "\r\n").encode())
+            time.sleep(0.5)
+
+    feeder = threading.Thread(target=feed_tcp, daemon=True)
+    feeder.start()
+    settings = make_settings(store_url, tmp_path)
+    settings.ingest = IngestSettings(
+        worker=True,
+        tcp_feeds=[f"127.0.0.1:{tcp_port}"],
+        udp_ports=[udp_port],
+        udp_host="127.0.0.1",
+        flush_interval_s=0.2,
+        counters_interval_s=0.2,
+    )
+    try:
+        for api in start(settings):
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+                for line in lines[50:]:
+                    udp.sendto((line + "\n").encode(), ("127.0.0.1", udp_port))
+
+            def counted(api: Api = api) -> int:
+                r = api.client.get("/ingest/counters", headers=api.h("viewer"))
+                return int(r.json()["counters"].get("positions_stored", 0))
+
+            _wait(lambda: counted() == 100)
+            track = api.client.get(f"/vessels/{MMSI}/track", headers=api.h("viewer")).json()
+            assert len(track["features"]) == 101
+    finally:
+        server.close()
+        feeder.join(5)

@@ -115,6 +115,8 @@ class IngestWorker:
         self._pending_zones: list[Zone] | None = None
         self._threads: list[threading.Thread] = []
         self._give_up_at: float | None = None
+        self._dirty = False
+        self._pipeline_base: Counter[str] = Counter()  # counts of pipelines replaced by edits
         self._readers_left = len(self._sources)
         self.sources_done = threading.Event()
         self.idle = threading.Event()
@@ -288,6 +290,7 @@ class IngestWorker:
             self._writer.submit_vessels(vessels)
         if records:
             self._writer_leads(self._pipeline.process(records))
+            self._dirty = True
 
     def _tick(self, now: float) -> None:
         # replays run on message time; a quiet live feed still ends episodes on wall time
@@ -296,7 +299,9 @@ class IngestWorker:
             stream = max(stream, now)
         if stream > float("-inf"):
             self._writer_leads(self._pipeline.expire(stream))
-        self._writer_leads(self._pipeline.open_leads())
+        if self._dirty:  # open episodes only grow with new positions
+            self._dirty = False
+            self._writer_leads(self._pipeline.open_leads())
 
     def _swap_zones(self) -> None:
         with self._lock:
@@ -305,6 +310,7 @@ class IngestWorker:
             return
         ended = [_close_for_edit(lead) for lead in self._pipeline.finish()]
         self._writer_leads(ended)
+        self._pipeline_base.update(self._pipeline.counters)
         self._pipeline = LeadPipeline(ZoneIndex(zones), self._registry)
         log.info("zone index rebuilt with %d zones", len(zones))
 
@@ -349,7 +355,9 @@ class IngestWorker:
 
     def _run_counters(self) -> dict[str, int]:
         out = {k: int(v) for k, v in self._ingestor.counters.as_dict().items()}
-        out.update({f"pipeline_{k}": int(v) for k, v in self._pipeline.counters.items()})
+        now = self._pipeline.counters
+        for k in sorted(set(now) | set(self._pipeline_base)):
+            out[f"pipeline_{k}"] = int(now.get(k, 0)) + self._pipeline_base[k]
         stats = self._writer_stats()
         for key, name in _WRITER_COUNTERS.items():
             out[name] = int(stats.get(key, 0))

@@ -115,7 +115,7 @@ def create_key(
     responses={204: {"description": "revoked"}, **problem_responses(401, 403, 404)},
 )
 def revoke_key(
-    key_id: Annotated[int, Path(ge=1, le=2**62)],
+    key_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
     repo: Annotated[Repository, Depends(get_repository)],
     caller: Annotated[ApiKeyRecord, Depends(require_role("admin"))],
 ) -> Response:

@@ -164,8 +164,31 @@ def document_problems(doc: dict[str, Any], open_paths: frozenset[str]) -> None:
             schemas.pop(name, None)
 
 
+_NUL_BODY = (b"\x00", b"\\u0000")
+_WRITES = frozenset({"POST", "PUT", "PATCH"})
+
+
+async def refuse_nul(request: Request, call_next: Any) -> Any:
+    """Refuse NUL characters anywhere in a request: no store keeps them in text, and a
+    key, zone or filter that holds one is never what a user meant."""
+    detail = None
+    if "\x00" in request.url.path or "%00" in str(request.url.query):
+        detail = "NUL characters are not allowed in the path or query"
+    elif request.method in _WRITES:
+        declared = request.headers.get("content-length", "")
+        limit: int = request.app.state.settings.api.max_upload_bytes
+        if not declared.isdigit() or int(declared) <= limit:
+            body = await request.body()
+            if any(token in body for token in _NUL_BODY):
+                detail = "NUL characters are not allowed in the body"
+    if detail is not None:
+        return problem(422, "invalid-request", detail, request.url.path)
+    return await call_next(request)
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every error into problem+json."""
+    app.middleware("http")(refuse_nul)
     app.add_exception_handler(VigiaError, _vigia_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

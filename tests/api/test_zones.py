@@ -265,3 +265,18 @@ def test_bundled_zones_are_not_loaded_again_into_a_store_that_has_zones(
         api.client.delete("/collections/zones/items/plat-p66", headers=api.h("admin"))
     for api in start(settings):
         assert _ids(_items(api)) == ["anch-santos", "notice-rio"]
+
+
+def test_nul_characters_are_refused_everywhere(shared_api: Api) -> None:
+    api = shared_api
+    bad = feature("nul-zone", "platform", {"type": "Point", "coordinates": [-40.0, -22.0]})
+    bad["properties"]["name"] = "P-\x0066"
+    r = api.client.post("/collections/zones/items", json=bad, headers=api.h("admin"))
+    assert r.status_code == 422 and "NUL" in r.json()["detail"]
+    r = api.client.get("/leads?rule=SEC%00", headers=api.h("viewer"))
+    assert r.status_code == 422
+    r = api.client.get("/collections/zones/items/a%00b", headers=api.h("viewer"))
+    assert r.status_code == 422
+    r = api.client.post("/apikeys", json={"role": "viewer", "name": "\x00"}, headers=api.h("admin"))
+    assert r.status_code == 422
+    assert _items(api)["numberMatched"] == 3

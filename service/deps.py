@@ -42,7 +42,9 @@ def require_role(role: str) -> Callable[..., ApiKeyRecord]:
         if record is None or record.revoked:
             raise AuthenticationError("unknown or revoked API key")
         if ROLES.get(record.role, 0) < needed:
-            raise PermissionDeniedError(f"this route needs the {role} role; the key is {record.role}")
+            raise PermissionDeniedError(
+                f"this route needs the {role} role; the key is {record.role}"
+            )
         return record
 
     return dependency

@@ -42,6 +42,10 @@ class AuditInputError(InputFormatError):
     code = "invalid-declaration"
 
 
+# far above any ship's ballast capacity (a VLCC carries about 100,000 m3): larger is a typo
+MAX_VOLUME_M3 = 1_000_000.0
+
+
 @dataclass(frozen=True, slots=True)
 class DeclaredPoint:
     """A declared time (Unix s) and position."""
@@ -287,6 +291,10 @@ def audit_exchange(
     """Verdict and figures for one exchange (the lead rules it breaks under ``rules``)."""
     if ex.end.t < ex.start.t:
         raise AuditInputError(f"exchange {k}: its end is before its start")
+    if ex.volume_m3 is not None and not 0 < ex.volume_m3 <= MAX_VOLUME_M3:
+        raise AuditInputError(
+            f"exchange {k}: volume_m3 must be above 0 and at most {MAX_VOLUME_M3:g} m3"
+        )
     match = {"start": _match(at, ex.start, cfg), "end": _match(at, ex.end, cfg)}
     between = np.flatnonzero((at.t > ex.start.t) & (at.t < ex.end.t))
     lons = np.concatenate([[ex.start.lon], at.lon[between], [ex.end.lon]])

@@ -11,7 +11,14 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from alerts.ballast_audit import AuditConfig, Declaration, DeclaredExchange, DeclaredPoint, audit
+from alerts.ballast_audit import (
+    MAX_VOLUME_M3,
+    AuditConfig,
+    Declaration,
+    DeclaredExchange,
+    DeclaredPoint,
+    audit,
+)
 from alerts.ballast_screening import screen_arrivals, screen_voyage
 from ingest.records import Position
 from service.api.params import GeoJSONResponse, parse_time
@@ -122,7 +129,7 @@ class ExchangeIn(BaseModel):
 
     start: TimedPoint
     end: TimedPoint
-    volume_m3: float | None = Field(default=None, gt=0)
+    volume_m3: float | None = Field(default=None, gt=0, le=MAX_VOLUME_M3)
     method: str | None = Field(default=None, examples=["sequential", "flow-through"])
 
     @model_validator(mode="after")

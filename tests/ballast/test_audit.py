@@ -214,6 +214,14 @@ def test_exchange_ending_before_it_starts_is_refused(assessor: BallastAssessor) 
         run(assessor, DeclaredExchange(good.end, good.start))
 
 
+@pytest.mark.parametrize("volume", [0.0, -5.0, 2e6, 5.99e307, float("inf"), float("nan")])
+def test_impossible_volume_is_refused(assessor: BallastAssessor, volume: float) -> None:
+    """A volume no ship carries (found by schemathesis: 6e307 m3) is refused, not judged."""
+    good = exchange(4, 10)
+    with pytest.raises(AuditInputError, match="volume_m3"):
+        run(assessor, DeclaredExchange(good.start, good.end, volume))
+
+
 def test_screening_before_arrival(assessor: BallastAssessor) -> None:
     """From beyond 200 nm into Rio: about 29 h in a)-water, about 41 h in b)-water."""
     s = screen_voyage(FOREIGN, ARRIVAL, assessor)

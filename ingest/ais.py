@@ -129,51 +129,36 @@ def decode_payload(
 
 
 def _position_a(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list[Record]:
-    lon = m.lon
-    lat = m.lat
-    sog = m.speed
-    cog = m.course
-    hdg = m.heading
-    return [
-        Position(
-            m.mmsi,
-            t,
-            k,
-            lon if -180.0 <= lon <= 180.0 else None,
-            lat if -90.0 <= lat <= 90.0 else None,
-            sog if sog < 102.25 else None,
-            cog if 0.0 <= cog < 360.0 else None,
-            hdg if hdg < 360 else None,
-            int(m.status),
-            m.accuracy,
-            source,
-            raw,
-        )
-    ]
+    return [_position(m, k, t, source, raw, int(m.status))]
 
 
 def _position_b(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list[Record]:
+    # class B reports carry no navigational status
+    return [_position(m, k, t, source, raw, None)]
+
+
+def _position(
+    m: Any, k: int, t: float, source: str, raw: tuple[str, ...], status: int | None
+) -> Position:
     lon = m.lon
     lat = m.lat
     sog = m.speed
     cog = m.course
     hdg = m.heading
-    return [
-        Position(
-            m.mmsi,
-            t,
-            k,
-            lon if -180.0 <= lon <= 180.0 else None,
-            lat if -90.0 <= lat <= 90.0 else None,
-            sog if sog < 102.25 else None,
-            cog if 0.0 <= cog < 360.0 else None,
-            hdg if hdg < 360 else None,
-            None,
-            m.accuracy,
-            source,
-            raw,
-        )
-    ]
+    return Position(
+        m.mmsi,
+        t,
+        k,
+        lon if -180.0 <= lon <= 180.0 else None,
+        lat if -90.0 <= lat <= 90.0 else None,
+        sog if sog < 102.25 else None,
+        cog if 0.0 <= cog < 360.0 else None,
+        hdg if hdg < 360 else None,
+        status,
+        m.accuracy,
+        source,
+        raw,
+    )
 
 
 def _type19(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list[Record]:

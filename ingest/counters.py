@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-#: outcome counters whose sum (plus pending fragments) equals ``lines``
-OUTCOMES = (
-    "blank",
+#: the per-line outcomes that are a reason a line was skipped
+BAD_REASONS = (
     "not_nmea",
     "bad_tag_block",
     "truncated",
@@ -27,9 +26,9 @@ OUTCOMES = (
     "orphan_fragment",
     "undecodable",
     "unsupported_type",
-    "decoded_lines",
-    "internal_error",
 )
+#: outcome counters whose sum (plus pending fragments) equals ``lines``
+OUTCOMES = ("blank", *BAD_REASONS, "decoded_lines", "internal_error")
 
 
 @dataclass(slots=True)

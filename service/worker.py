@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from alerts.lead import Lead
 from alerts.pipeline import LeadPipeline
+from ingest.counters import BAD_REASONS
 from ingest.records import Position, RawLine, StaticData, VesselInfo
 from service.metrics import IngestSnapshot
 from service.repository import Repository
@@ -39,17 +40,6 @@ _WRITER_COUNTERS = {
     "rejected": "records_rejected",
     "retries": "store_retries",
 }
-#: the Ingestor's per-line outcomes that are a reason a line was skipped
-_ERROR_OUTCOMES = (
-    "not_nmea",
-    "bad_tag_block",
-    "truncated",
-    "bad_checksum",
-    "non_ais",
-    "orphan_fragment",
-    "undecodable",
-    "unsupported_type",
-)
 
 
 class LineSource(Protocol):
@@ -376,7 +366,7 @@ class IngestWorker:
 
 def _split_counters(raw: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
     """Lines by result and decode errors by reason, from the Ingestor's counters."""
-    by_reason = {k: int(raw.get(k, 0)) for k in _ERROR_OUTCOMES}
+    by_reason = {k: int(raw.get(k, 0)) for k in BAD_REASONS}
     by_result = {
         "decoded": int(raw.get("decoded_lines", 0)),
         "blank": int(raw.get("blank", 0)),

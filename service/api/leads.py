@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from alerts.lead import Lead
+from alerts.rules import CITATIONS
 from ingest.records import iso_utc
 from service.api.params import (
     BBOX_DESCRIPTION,
@@ -77,6 +78,7 @@ EXAMPLE_EVIDENCE: dict[str, Any] = {
 LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
 #: where an inspector can move a lead: looked at, upheld (a fine follows), dropped as
 #: a false lead, or handed to another authority
+RULE_CODES = (*CITATIONS, "BW-EXCH-200", "BW-EXCH-50")
 Status = Literal["new", "reviewing", "confirmed", "dismissed", "referred"]
 
 
@@ -151,7 +153,7 @@ def list_leads(
     rule: Annotated[str | None, Query(max_length=64, examples=["SEC-PLATFORM"])] = None,
     zone_id: Annotated[str | None, Query(max_length=200)] = None,
     mmsi: Annotated[int | None, Query(ge=0, le=999_999_999)] = None,
-    status: Annotated[str | None, Query(max_length=32, examples=["new"])] = None,
+    status: Annotated[Status | None, Query(examples=["new"])] = None,
     start: Annotated[
         str | None, Query(description="leads still going on at or after this; " + TIME_DESCRIPTION)
     ] = None,
@@ -165,6 +167,9 @@ def list_leads(
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> dict[str, Any]:
     """Leads, newest first, filtered by rule, zone, vessel, status, time and bbox."""
+    if rule is not None and rule not in RULE_CODES:
+        # a mistyped code would otherwise look like "no leads", which misleads an inspector
+        raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
     t0, t1 = parse_time(start, "start"), parse_time(end, "end")
     check_order(t0, t1)
     query = LeadQuery(

@@ -157,7 +157,15 @@ def test_leads_filters(loaded: Api) -> None:
     # an open lead (L-0001) is still going on
     assert ids("?start=2024-03-02T00:00:00Z") == ["L-0001", "L-0003"]
     assert ids("?end=2024-03-01T12:30:00Z") == ["L-0000"]
-    assert ids("?rule=NOPE") == []
+    # a mistyped rule or status is refused, not answered with an empty page
+    for bad in ("?rule=NOPE", "?status=closed"):
+        r = loaded.client.get(f"/leads{bad}", headers=loaded.h("viewer"))
+        assert r.status_code == 422, bad
+        assert r.headers["content-type"].startswith("application/problem+json")
+    assert (
+        "unknown rule 'NOPE'"
+        in loaded.client.get("/leads?rule=NOPE", headers=loaded.h("viewer")).json()["detail"]
+    )
 
 
 def test_leads_are_newest_first_and_page_with_next_links(loaded: Api) -> None:

@@ -20,7 +20,7 @@ from service.deps import hash_key
 from service.metrics import ServiceMetrics
 from service.problems import document_problems, install_problem_handlers
 from service.repository import Repository
-from service.settings import Settings
+from service.settings import Settings, spool_path
 from service.worker import IngestWorker
 from zones.model import Zone
 
@@ -100,7 +100,12 @@ class Runtime:
             _bootstrap_key(repo, settings)
             worker = None
             if with_worker:
-                worker = IngestWorker(repo, settings.ingest, current_zones(repo))
+                worker = IngestWorker(
+                    repo,
+                    settings.ingest,
+                    current_zones(repo),
+                    spool_dir=spool_path(settings.ingest, settings.database),
+                )
                 worker.start()
         except BaseException:
             repo.close()

@@ -7,6 +7,8 @@ is called by ``create_app`` or the command that needs it.
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, field_validator
@@ -68,6 +70,9 @@ class IngestSettings(BaseSettings):
     flush_interval_s: float = Field(default=1.0, gt=0)
     counters_interval_s: float = Field(default=10.0, gt=0)
     ready_max_message_age_s: float | None = None
+    # the writer's durable journal (a folder; relative: next to the SQLite file, else the
+    # working directory; empty: off, and a killed process loses what it had buffered)
+    spool_dir: str | None = "vigia-spool"
 
     @field_validator("tcp_feeds", "udp_ports", "files", mode="before")
     @classmethod
@@ -82,6 +87,29 @@ class IngestSettings(BaseSettings):
             if not sep or not host or not port.isdigit():
                 raise ValueError(f"TCP feed {feed!r} is not host:port")
         return value
+
+
+def spool_path(ingest: IngestSettings, database: DatabaseSettings) -> Path | None:
+    """The writer's spool folder for this database, or None when the spool is off.
+
+    One subfolder per database (named by a hash of its URL without the password), so a
+    spool is only ever replayed into the database it was journaled for, and services on
+    different databases never share one.
+    """
+    if not ingest.spool_dir:
+        return None
+    base = Path(ingest.spool_dir)
+    url = database.url or f"sqlite:///{Path(database.sqlite_path)}"
+    if url.startswith("sqlite:///"):
+        db_file = Path(url.removeprefix("sqlite:///")).resolve()
+        if not base.is_absolute():
+            base = db_file.parent / base
+        key = f"sqlite:///{db_file}"
+    else:
+        from sqlalchemy.engine import make_url
+
+        key = make_url(url).render_as_string(hide_password=True)
+    return base.resolve() / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 class AuthSettings(BaseSettings):

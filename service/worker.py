@@ -16,6 +16,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from alerts.lead import Lead
@@ -84,6 +85,7 @@ class IngestWorker:
         *,
         sources: Sequence[LineSource] | None = None,
         clock: Callable[[], float] = time.time,
+        spool_dir: str | Path | None = None,
     ) -> None:
         from ingest.decoder import Ingestor
         from ingest.registry import VesselRegistry
@@ -99,7 +101,7 @@ class IngestWorker:
         self._registry = VesselRegistry()
         self._ingestor = Ingestor(self._registry)
         self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
-        self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer)
+        self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer, spool_dir=spool_dir)
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None

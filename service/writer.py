@@ -10,6 +10,12 @@ Vessels are coalesced per MMSI and leads per lead id (the newest state of each w
 their buffers are bounded by the number of distinct vessels and leads, and a lead is
 never dropped. Every store write is idempotent, so a batch retried after a lost commit
 acknowledgement is stored once.
+
+With ``spool_dir`` every accepted batch is first journaled in a local Spool (see
+service/spool.py) and marked written once the database has committed it; a new writer on
+the same directory first re-queues whatever a killed predecessor had not written, so no
+accepted position or lead is lost to a kill either (the store's idempotence makes the
+replay exactly-once in the database).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from alerts.lead import Lead
@@ -26,6 +33,7 @@ from ingest.errors import VigiaError
 from ingest.records import Position, VesselInfo
 from service.errors import StoreUnavailableError
 from service.repository import Repository
+from service.spool import Spool, SpoolError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -53,6 +61,7 @@ class BufferedWriter:
         linger_s: float = 0.05,
         backoff_initial_s: float = 0.05,
         backoff_max_s: float = 5.0,
+        spool_dir: str | Path | None = None,
     ) -> None:
         if max_buffered < 1 or batch_size < 1:
             raise ValueError("max_buffered and batch_size must be positive")
@@ -73,13 +82,65 @@ class BufferedWriter:
         self._counts = dict.fromkeys(
             ("dropped", "written", "written_vessels", "written_leads", "rejected", "retries"), 0
         )
+        self._counts.update(recovered=0, spool_errors=0)
+        # journal bookkeeping: seqs not yet written in journal order, those written out of
+        # order (leads go before positions), and which seqs each buffer and flight carries
+        self._outstanding: deque[int] = deque()
+        self._done: set[int] = set()
+        self._pos_seqs: deque[list[int]] = deque()  # [seq, positions of it still queued]
+        self._ves_seqs: list[int] = []
+        self._lead_seqs: list[int] = []
+        self._pos_flight_seqs: list[int] = []
+        self._ves_flight_seqs: list[int] = []
+        self._lead_flight_seqs: list[int] = []
         self._last_error: str | None = None
         self._connected = True
         self._closing = False
         self._deadline: float | None = None  # set by close(): stop retrying after it
         self._wake = threading.Event()
+        self._spool: Spool | None = None
+        self._torn = 0
+        if spool_dir is not None:
+            self._spool = Spool(spool_dir)
+            self._recover(self._spool)
         self._thread = threading.Thread(target=self._run, name="vigia-writer", daemon=True)
         self._thread.start()
+
+    def _recover(self, spool: Spool) -> None:
+        """Re-queue what a previous process journaled but did not write (no bound: it
+        was accepted once already)."""
+        n = 0
+        for kind, seq, items in spool.recover():
+            self._outstanding.append(seq)
+            n += len(items)
+            if kind == "positions":
+                self._positions.extend(items)
+                self._pos_seqs.append([seq, len(items)])
+            elif kind == "vessels":
+                self._vessels.update((v.mmsi, v) for v in items)
+                self._ves_seqs.append(seq)
+            else:
+                self._leads.update((lead.id, lead) for lead in items)
+                self._lead_seqs.append(seq)
+        self._counts["recovered"] = n
+        self._torn = spool.torn
+        if n or spool.torn:
+            log.warning("spool %s: re-queued %d records, %d torn", spool.path, n, spool.torn)
+
+    def _journal(self, kind: str, items: Sequence[Any]) -> int | None:
+        """Append to the spool (under the lock, so seq order is buffer order)."""
+        if self._spool is None or not items:
+            return None
+        try:
+            seq = self._spool.append(kind, items)
+        except (OSError, SpoolError) as exc:
+            # a full or broken disk must not stop ingest: keep the data in memory only
+            self._counts["spool_errors"] += 1
+            self._last_error = f"spool: {exc}"
+            log.error("could not journal %d %s: %s", len(items), kind, exc)
+            return None
+        self._outstanding.append(seq)
+        return seq
 
     # submission (called by the worker)
     def submit_positions(self, positions: Sequence[Position], *, wait_s: float = 0.0) -> int:
@@ -93,6 +154,9 @@ class BufferedWriter:
                 self._check_open()
             room = self._room()
             accepted = max(0, min(room, len(positions)))
+            seq = self._journal("positions", positions[:accepted])
+            if seq is not None:
+                self._pos_seqs.append([seq, accepted])
             self._positions.extend(positions[:accepted])
             self._counts["dropped"] += len(positions) - accepted
             self._cond.notify_all()
@@ -108,6 +172,9 @@ class BufferedWriter:
         """Queue vessels' static data (the newest per MMSI is kept)."""
         with self._cond:
             self._check_open()
+            seq = self._journal("vessels", vessels)
+            if seq is not None:
+                self._ves_seqs.append(seq)
             for v in vessels:
                 self._vessels[v.mmsi] = v
             self._cond.notify_all()
@@ -116,6 +183,9 @@ class BufferedWriter:
         """Queue leads (the newest state per id is kept; never dropped)."""
         with self._cond:
             self._check_open()
+            seq = self._journal("leads", leads)
+            if seq is not None:
+                self._lead_seqs.append(seq)
             for lead in leads:
                 self._leads[lead.id] = lead
             self._cond.notify_all()
@@ -134,6 +204,7 @@ class BufferedWriter:
                 "buffered_leads": len(self._leads) + len(self._lead_flight),
                 "bound": self._bound,
                 **self._counts,
+                "spool_torn": self._torn,
                 "last_error": self._last_error,
                 "connected": self._connected,
             }
@@ -173,6 +244,9 @@ class BufferedWriter:
         self._thread.join(None if timeout is None else timeout + 5.0)
         with self._cond:
             left = self._pending()
+        if self._spool is not None:
+            # what is left stays journaled for the next start
+            self._spool.close()
         if left:
             log.error("writer closed with data still buffered: %s", self.stats())
         return not left
@@ -183,12 +257,26 @@ class BufferedWriter:
         if not self._lead_flight and self._leads:
             self._lead_flight = list(self._leads.values())
             self._leads = {}
+            self._lead_flight_seqs, self._lead_seqs = self._lead_seqs, []
         if not self._ves_flight and self._vessels:
             self._ves_flight = list(self._vessels.values())
             self._vessels = {}
+            self._ves_flight_seqs, self._ves_seqs = self._ves_seqs, []
         if not self._pos_flight and self._positions:
             n = min(self._batch, len(self._positions))
             self._pos_flight = [self._positions.popleft() for _ in range(n)]
+            # a journal record is done when its last position is written; positions are
+            # written in order by this one thread, so its earlier ones are then too
+            seqs: list[int] = []
+            while n and self._pos_seqs:
+                head = self._pos_seqs[0]
+                used = min(n, head[1])
+                head[1] -= used
+                n -= used
+                if head[1] == 0:
+                    seqs.append(head[0])
+                    self._pos_seqs.popleft()
+            self._pos_flight_seqs = seqs
         return bool(self._lead_flight or self._ves_flight or self._pos_flight)
 
     def _run(self) -> None:
@@ -233,16 +321,46 @@ class BufferedWriter:
             with self._cond:
                 self._counts["written_leads"] += len(leads)
                 self._lead_flight = []
+                mark = self._finish(self._lead_flight_seqs)
+                self._lead_flight_seqs = []
+            self._mark(mark)
         if vessels:
             self._isolate(vessels, self._repo.upsert_vessels)
             with self._cond:
                 self._counts["written_vessels"] += len(vessels)
                 self._ves_flight = []
+                mark = self._finish(self._ves_flight_seqs)
+                self._ves_flight_seqs = []
+            self._mark(mark)
         if positions:
             written = self._isolate(positions, self._repo.add_positions)
             with self._cond:
                 self._counts["written"] += written
                 self._pos_flight = []
+                mark = self._finish(self._pos_flight_seqs)
+                self._pos_flight_seqs = []
+            self._mark(mark)
+
+    def _finish(self, seqs: list[int]) -> int | None:
+        """Note ``seqs`` as written; the new journal watermark if it moved. Holds the lock."""
+        if not seqs:
+            return None
+        self._done.update(seqs)
+        mark = None
+        while self._outstanding and self._outstanding[0] in self._done:
+            mark = self._outstanding.popleft()
+            self._done.discard(mark)
+        return mark
+
+    def _mark(self, mark: int | None) -> None:
+        # outside the writer's lock: only this thread marks, so marks only grow
+        if mark is None or self._spool is None:
+            return
+        try:
+            self._spool.mark_written(mark)
+        except OSError as exc:
+            # the worst outcome is a larger replay after a restart
+            log.warning("could not mark the spool written to %d: %s", mark, exc)
 
     def _isolate(self, items: list[T], write: Callable[[list[T]], Any]) -> int:
         """Write ``items``; on an error that is not the database being away, halve the

@@ -1,0 +1,256 @@
+"""The writer's durable spool: journal, recovery, torn tails, and a real kill -9 while the
+database is down."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ingest.records import Position, VesselInfo
+from service.db.repository import SqlRepository
+from service.repository import LeadQuery
+from service.settings import DatabaseSettings, IngestSettings, spool_path
+from service.spool import Spool, SpoolError
+from service.store import open_repository
+from service.writer import BufferedWriter
+from tests.storage.builders import T0, lead, pos
+from tests.storage.pgcluster import PG_BIN, PrivateCluster
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def opened(path: Path, **kw: Any) -> tuple[Spool, list[tuple[str, int, list[object]]]]:
+    """A spool on ``path`` and what it recovered."""
+    s = Spool(path, **kw)
+    return s, list(s.recover())
+
+
+def positions(n: int, mmsi: int = 710_000_001) -> list[Position]:
+    """``n`` full position reports, one second apart."""
+    return [
+        pos(mmsi, T0 + i, -43.0 + i * 1e-4, -22.9, sog=8.5, cog=90.0, heading=91,
+            nav_status=0, accuracy=True, source="tcp:feed", raw=("!AIVDM,1,1,,A,x,0*00",))
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def test_what_was_appended_comes_back_in_order_until_marked_written(tmp_path: Path) -> None:
+    """Batches of every kind survive a reopen in their order; marked ones do not."""
+    s, got = opened(tmp_path / "sp")
+    assert got == []
+    p1, p2 = positions(3), positions(2, mmsi=710_000_002)
+    seqs = [
+        s.append("positions", p1),
+        s.append("leads", [lead("L1")]),
+        s.append("vessels", [VesselInfo(710_000_001, name="NAVIO", updated_at=T0)]),
+        s.append("positions", p2),
+    ]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 4
+    s.close()
+    s, got = opened(tmp_path / "sp")
+    assert [(k, q) for k, q, _ in got] == list(
+        zip(["positions", "leads", "vessels", "positions"], seqs, strict=True)
+    )
+    assert got[0][2] == p1 and got[3][2] == p2
+    assert got[1][2] == [lead("L1")]
+    assert got[2][2] == [VesselInfo(710_000_001, name="NAVIO", updated_at=T0)]
+    s.mark_written(seqs[1])
+    assert s.append("leads", [lead("L2")]) > seqs[-1]
+    s.close()
+    s, got = opened(tmp_path / "sp")
+    assert [k for k, _, _ in got] == ["vessels", "positions", "leads"] and s.torn == 0
+    s.close()
+
+
+def test_written_segments_are_deleted_and_an_empty_spool_leaves_nothing(tmp_path: Path) -> None:
+    """Whole segments at or below the mark go; the one being appended to stays; closing a
+    fully written spool removes its folder."""
+    s, _ = opened(tmp_path / "sp", segment_bytes=2_000)
+    seqs = [s.append("positions", positions(20)) for _ in range(30)]
+    many = s.segment_count()
+    assert many >= 10
+    s.mark_written(seqs[14])
+    assert 1 < s.segment_count() < many
+    s.close()
+    s, got = opened(tmp_path / "sp", segment_bytes=2_000)
+    assert [q for _, q, _ in got] == seqs[15:]
+    s.mark_written(seqs[-1])
+    s.close()
+    assert not (tmp_path / "sp").exists()
+
+
+def test_a_record_torn_by_a_kill_is_skipped_and_counted(tmp_path: Path) -> None:
+    """A last record cut short, or one whose bytes changed, fails its checksum: the
+    records before it come back, it is counted, and appending carries on after it."""
+    s, _ = opened(tmp_path / "sp")
+    for i in range(3):
+        s.append("positions", positions(5, mmsi=710_000_000 + i))
+    s.close()
+    (seg,) = (tmp_path / "sp").glob("*.seg")
+    seg.write_bytes(seg.read_bytes()[:-7])
+    s, got = opened(tmp_path / "sp")
+    assert len(got) == 2 and s.torn == 1
+    new = s.append("leads", [lead("L9")])
+    assert new > got[-1][1]
+    s.close()
+    s, got = opened(tmp_path / "sp")
+    assert [k for k, _, _ in got] == ["positions", "positions", "leads"] and s.torn == 1
+    s.close()
+    # a flipped byte inside the first record's payload
+    first = min((tmp_path / "sp").glob("*.seg"))
+    data = bytearray(first.read_bytes())
+    data[40] ^= 0xFF
+    first.write_bytes(bytes(data))
+    s, got = opened(tmp_path / "sp")
+    assert [k for k, _, _ in got] == ["leads"] and s.torn == 1
+    s.close()
+
+
+def test_misuse_is_refused_clearly(tmp_path: Path) -> None:
+    """One process per spool; recover before appending; only the three kinds."""
+    s = Spool(tmp_path / "sp")
+    with pytest.raises(SpoolError, match="recover"):
+        s.append("positions", positions(1))
+    list(s.recover())
+    with pytest.raises(SpoolError, match="in use"):
+        Spool(tmp_path / "sp")
+    with pytest.raises(ValueError, match="unknown spool kind"):
+        s.append("alerts", [1])
+    s.close()
+    s, _ = opened(tmp_path / "sp")  # released on close
+    s.close()
+
+
+def test_spool_folder_per_database_next_to_the_sqlite_file(tmp_path: Path) -> None:
+    """Relative spools sit next to the SQLite file; each database gets its own folder (a
+    password change keeps it); an empty setting turns the spool off."""
+    db = DatabaseSettings(url=None, sqlite_path=str(tmp_path / "v.sqlite"))
+    p = spool_path(IngestSettings(), db)
+    assert p is not None and p.parent == tmp_path / "vigia-spool"
+    assert spool_path(IngestSettings(spool_dir=""), db) is None
+    assert spool_path(IngestSettings(spool_dir=None), db) is None
+    pg = "postgresql+psycopg://u:{}@h:5432/{}"
+    ing = IngestSettings(spool_dir=str(tmp_path / "s"))
+    a = spool_path(ing, DatabaseSettings(url=pg.format("x", "one")))
+    b = spool_path(ing, DatabaseSettings(url=pg.format("y", "one")))
+    c = spool_path(ing, DatabaseSettings(url=pg.format("x", "two")))
+    assert a == b != c and a is not None and a.parent == tmp_path / "s"
+
+
+def test_writer_with_spool_replays_what_a_dead_database_kept(tmp_path: Path) -> None:
+    """A writer closed while the store is away leaves its data journaled; the next writer
+    on that spool stores all of it, and then the spool is gone."""
+    dead = open_repository("postgresql+psycopg://postgres@127.0.0.1:9/nothing")
+    w = BufferedWriter(dead, batch_size=100, backoff_max_s=0.05, spool_dir=tmp_path / "sp")
+    assert w.submit_positions(positions(250)) == 250
+    w.submit_leads([lead("A"), lead("B")])
+    w.submit_vessels([VesselInfo(710_000_001, name="NAVIO", updated_at=T0)])
+    assert w.close(0.3) is False
+    dead.close()
+    repo = open_repository(f"sqlite:///{tmp_path / 'v.sqlite'}")
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    w = BufferedWriter(repo, spool_dir=tmp_path / "sp")
+    assert w.stats()["recovered"] == 253
+    assert w.flush(30)
+    assert repo.count_positions() == 250
+    assert repo.list_leads(LeadQuery(), 10)[1] == 2
+    assert repo.get_vessel(710_000_001) is not None
+    w.submit_positions(positions(10, mmsi=710_000_009))
+    assert w.close(10)
+    assert repo.count_positions() == 260
+    assert not (tmp_path / "sp").exists()
+    repo.close()
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from service.store import open_repository
+    from service.writer import BufferedWriter
+    from tests.storage.builders import T0, lead, pos
+
+    url, spool, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    w = BufferedWriter(open_repository(url), batch_size=500, backoff_max_s=0.1,
+                       spool_dir=spool)
+    accepted = 0
+    for i in range(0, n, 250):
+        batch = [pos(200_000_000 + k % 1000, T0 + k, -43.0, -22.9) for k in range(i, i + 250)]
+        accepted += w.submit_positions(batch)
+    w.submit_leads([lead(f"K{i}") for i in range(7)])
+    w.submit_leads([lead("K0", min_distance_m=42.0)])
+    end = time.monotonic() + 10
+    while w.stats()["retries"] < 2 and time.monotonic() < end:
+        time.sleep(0.02)
+    print("accepted", accepted, w.stats()["connected"], flush=True)
+    time.sleep(60)
+    """
+)
+
+
+@pytest.fixture
+def stopped_pg() -> Iterator[PrivateCluster]:
+    """A private, migrated PostgreSQL cluster, stopped."""
+    if not (PG_BIN / "initdb").exists():
+        pytest.skip(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
+    cluster = PrivateCluster()
+    try:
+        cluster.start()
+        cluster.create_database()
+        repo = open_repository(cluster.url)
+        repo.migrate()
+        repo.close()
+        cluster.stop("fast")
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.mark.slow
+@pytest.mark.postgis
+def test_kill_9_while_the_database_is_down_loses_nothing(
+    stopped_pg: PrivateCluster, tmp_path: Path
+) -> None:
+    """A process accepts positions and leads with PostgreSQL down and is SIGKILLed; a new
+    writer on the same spool, once the server is back, stores each of them exactly once."""
+    n = 20_000
+    spool = tmp_path / "spool"
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, stopped_pg.url, str(spool), str(n)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line.split() == ["accepted", str(n), "False"], line
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(10) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    stopped_pg.start()
+    repo = open_repository(stopped_pg.url)
+    assert isinstance(repo, SqlRepository)
+    assert repo.count_positions() == 0  # nothing reached the database before the kill
+    w = BufferedWriter(repo, spool_dir=spool)
+    assert w.stats()["recovered"] == n + 8 and w.stats()["spool_torn"] == 0
+    assert w.flush(30), w.stats()
+    assert repo.count_positions() == n
+    assert repo.list_leads(LeadQuery(), 100)[1] == 7
+    k0 = repo.get_lead("K0")
+    assert k0 is not None and k0.min_distance_m == 42.0  # the newest state won
+    assert w.close(10)
+    assert not spool.exists()
+    repo.close()

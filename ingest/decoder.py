@@ -25,6 +25,7 @@ _SMALL = {str(i): i for i in range(10)}
 # every 4096 lines pending fragments are checked against the timeout even if no new
 # fragment arrives
 _EXPIRE_MASK = 4095
+_TAG_CACHE = 1024  # parsed tag blocks kept (cleared whole when full)
 
 
 class Ingestor:
@@ -41,6 +42,9 @@ class Ingestor:
         self.counters = IngestCounters()
         self.fragment_timeout_s = fragment_timeout_s
         self._reasm = Reassembler(fragment_timeout_s, max_pending_messages)
+        # a station stamps every message of one second with the same tag block, so a
+        # small cache of parsed blocks saves most of the parsing on a live feed
+        self._tags: dict[str, TagBlock] = {}
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""
@@ -82,11 +86,17 @@ class Ingestor:
                 if end < 0:
                     c.bad_tag_block += 1
                     return None
-                try:
-                    tag = parse_tag_block(line[1:end])
-                except TagBlockError:
-                    c.bad_tag_block += 1
-                    return None
+                text_tag = line[1:end]
+                tag = self._tags.get(text_tag)
+                if tag is None:
+                    try:
+                        tag = parse_tag_block(text_tag)
+                    except TagBlockError:
+                        c.bad_tag_block += 1
+                        return None
+                    if len(self._tags) >= _TAG_CACHE:
+                        self._tags.clear()
+                    self._tags[text_tag] = tag
                 sentence = line[end + 1 :]
                 if not sentence:
                     c.truncated += 1

@@ -42,7 +42,7 @@ class TagBlockError(ValueError):
     """A tag block that cannot be trusted (bad checksum, malformed field)."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class TagBlock:
     """The fields of an NMEA 4.0 tag block that ingestion uses."""
 
@@ -65,9 +65,12 @@ def parse_tag_block(text: str) -> TagBlock:
     body = text[:star]
     if not checksum_matches(body, text[star + 1 :]):
         raise TagBlockError("tag block checksum mismatch")
-    tb = TagBlock()
+    time: float | None = None
+    station: str | None = None
+    num = total = 0
+    group_id = ""
     if not body:
-        return tb
+        return TagBlock()
     for item in body.split(","):
         key, sep, value = item.partition(":")
         if not sep or len(key) != 1:
@@ -76,15 +79,15 @@ def parse_tag_block(text: str) -> TagBlock:
             if not value.isdigit() or not value.isascii():
                 raise TagBlockError(f"bad c: value {value!r}")
             if len(value) == 13:
-                tb.time = int(value) / 1000.0
+                time = int(value) / 1000.0
             elif len(value) <= 10:
-                tb.time = float(int(value))
+                time = float(int(value))
             else:
                 raise TagBlockError(f"bad c: value {value!r}")
         elif key == "s":
             if not value:
                 raise TagBlockError("empty s: station")
-            tb.station = value
+            station = value
         elif key == "g":
             parts = value.split("-")
             if len(parts) != 3 or not all(p.isdigit() and p.isascii() for p in parts[:2]):
@@ -92,8 +95,8 @@ def parse_tag_block(text: str) -> TagBlock:
             num, total = int(parts[0]), int(parts[1])
             if not 1 <= num <= total <= 99 or not parts[2]:
                 raise TagBlockError(f"bad g: value {value!r}")
-            tb.group_num, tb.group_total, tb.group_id = num, total, parts[2]
-    return tb
+            group_id = parts[2]
+    return TagBlock(time, station, num, total, group_id)
 
 
 @dataclass(slots=True)

@@ -12,8 +12,9 @@ database, and a ``lock`` file so two processes never share one spool.
 Durability: records go to the kernel with a plain ``os.write`` on an append descriptor,
 so they survive the process being killed at any point (a record torn by a kill mid-write
 fails its length or checksum test on recovery and is skipped, counted in ``torn``). They
-are ``fdatasync``-ed at most every ``fsync_interval_s`` seconds: a crash of the machine
-itself (power loss, kernel panic) may lose up to that window of accepted data.
+are ``fdatasync``-ed by a background thread every ``fsync_interval_s`` seconds (off the
+submit path; 0 syncs every append in line): a crash of the machine itself (power loss,
+kernel panic) may lose up to that window of accepted data.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import os
 import pickle
 import struct
 import threading
-import time
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -104,9 +104,15 @@ class Spool:
         self._next = max(self._marked + 1, segs[-1][0] if segs else 1)
         self._fd: int | None = None
         self._seg_size = 0
-        self._last_sync = time.monotonic()
         self._dirty = False
         self._closed = False
+        self._stop = threading.Event()
+        self._syncer: threading.Thread | None = None
+        if fsync_interval_s > 0:
+            self._syncer = threading.Thread(
+                target=self._sync_loop, name="vigia-spool-sync", daemon=True
+            )
+            self._syncer.start()
 
     # -- files ---------------------------------------------------------------------------
 
@@ -209,8 +215,7 @@ class Spool:
             self._next = seq + 1
             self._seg_size += len(record)
             self._dirty = True
-            now = time.monotonic()
-            if now - self._last_sync >= self._fsync_interval:
+            if self._syncer is None:
                 self._sync_locked()
             return seq
 
@@ -218,7 +223,21 @@ class Spool:
         if self._fd is not None and self._dirty:
             os.fdatasync(self._fd)
             self._dirty = False
-        self._last_sync = time.monotonic()
+
+    def _sync_loop(self) -> None:
+        while not self._stop.wait(self._fsync_interval):
+            with self._lock:
+                if self._fd is None or not self._dirty:
+                    continue
+                # a duplicate so that a segment switch may close the original meanwhile
+                fd = os.dup(self._fd)
+                self._dirty = False
+            try:
+                os.fdatasync(fd)
+            except OSError as exc:
+                log.error("spool %s: fdatasync failed: %s", self.path, exc)
+            finally:
+                os.close(fd)
 
     def sync(self) -> None:
         """Force what was appended to disk now (survives a machine crash)."""
@@ -262,6 +281,9 @@ class Spool:
     def close(self) -> None:
         """Sync, close the files and release the directory for another process; a spool
         whose every record is marked written (after a full recovery) removes itself."""
+        self._stop.set()
+        if self._syncer is not None and self._syncer is not threading.current_thread():
+            self._syncer.join()
         with self._lock:
             if self._closed:
                 return

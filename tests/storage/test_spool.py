@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from ingest.records import Position, VesselInfo
 from service.db.repository import SqlRepository
+from service.errors import StoreUnavailableError
 from service.repository import LeadQuery
 from service.settings import DatabaseSettings, IngestSettings, spool_path
 from service.spool import Spool, SpoolError
@@ -42,9 +44,13 @@ def positions(n: int, mmsi: int = 710_000_001) -> list[Position]:
     ]  # fmt: skip
 
 
-def test_what_was_appended_comes_back_in_order_until_marked_written(tmp_path: Path) -> None:
-    """Batches of every kind survive a reopen in their order; marked ones do not."""
-    s, got = opened(tmp_path / "sp")
+@pytest.mark.parametrize("fsync_interval_s", [1.0, 0.0])
+def test_what_was_appended_comes_back_in_order_until_marked_written(
+    tmp_path: Path, fsync_interval_s: float
+) -> None:
+    """Batches of every kind survive a reopen in their order; marked ones do not (with
+    the background fsync and with one fsync per append)."""
+    s, got = opened(tmp_path / "sp", fsync_interval_s=fsync_interval_s)
     assert got == []
     p1, p2 = positions(3), positions(2, mmsi=710_000_002)
     seqs = [
@@ -167,6 +173,49 @@ def test_writer_with_spool_replays_what_a_dead_database_kept(tmp_path: Path) -> 
     w.submit_positions(positions(10, mmsi=710_000_009))
     assert w.close(10)
     assert repo.count_positions() == 260
+    assert not (tmp_path / "sp").exists()
+    repo.close()
+
+
+class PositionsRefused:
+    """A real store whose positions table refuses writes (as under a lock timeout) while
+    ``refuse`` is set; everything else goes through."""
+
+    def __init__(self, repo: SqlRepository) -> None:
+        self.repo = repo
+        self.refuse = True
+
+    def add_positions(self, positions: list[Position]) -> int:
+        """Refused while ``refuse`` is set."""
+        if self.refuse:
+            raise StoreUnavailableError("positions table locked")
+        return self.repo.add_positions(positions)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.repo, name)
+
+
+def test_a_lead_written_before_older_positions_does_not_mark_them(tmp_path: Path) -> None:
+    """Leads are written before positions: a lead stored while older positions are still
+    pending must not let the journal forget those positions."""
+    repo = open_repository(f"sqlite:///{tmp_path / 'v.sqlite'}")
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    flaky = PositionsRefused(repo)
+    w = BufferedWriter(flaky, backoff_max_s=0.05, spool_dir=tmp_path / "sp")  # type: ignore[arg-type]
+    w.submit_positions(positions(100))
+    w.submit_leads([lead("A")])
+    end = time.monotonic() + 10
+    while (w.stats()["written_leads"] < 1 or w.stats()["retries"] < 2) and time.monotonic() < end:
+        time.sleep(0.02)
+    assert w.stats()["written_leads"] == 1 and repo.get_lead("A") is not None
+    assert w.close(0.2) is False
+    s, got = opened(tmp_path / "sp")
+    assert [k for k, _, _ in got] == ["positions", "leads"]
+    s.close()
+    flaky.refuse = False
+    w = BufferedWriter(flaky, spool_dir=tmp_path / "sp")  # type: ignore[arg-type]
+    assert w.close(10) and repo.count_positions() == 100
     assert not (tmp_path / "sp").exists()
     repo.close()
 

@@ -89,15 +89,26 @@ class Spool:
         self._segment_bytes = segment_bytes
         self._fsync_interval = fsync_interval_s
         self._lock = threading.Lock()
-        self._lock_fd = os.open(self.path / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self._lock_fd = os.open(self.path / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise SpoolError(f"cannot use the spool directory {self.path}: {exc}") from exc
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(self._lock_fd)
             raise SpoolError(f"the spool {self.path} is in use by another process") from exc
-        self._mark_fd = os.open(self.path / "mark", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self._mark_fd = os.open(self.path / "mark", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            os.close(self._lock_fd)
+            raise SpoolError(f"cannot use the spool directory {self.path}: {exc}") from exc
         self._marked = self._read_mark()
+        #: records cut short or corrupted (a kill mid-write), skipped by recover()
         self.torn = 0
+        #: intact records whose contents could not be rebuilt (e.g. after an upgrade
+        #: changed a record type), skipped by recover()
+        self.unreadable = 0
         self._recovered = False
         segs = self._segments()
         # raised past every record on disk by recover(), which must run before append()
@@ -183,7 +194,15 @@ class Spool:
                 if seq <= self._marked:
                     continue
                 kind = KINDS[code]
-                yield kind, seq, _decode(kind, payload)
+                try:
+                    items = _decode(kind, payload)
+                except Exception as exc:
+                    self.unreadable += 1
+                    log.error(
+                        "spool %s: record %d (%s) unreadable, skipped: %s", seg, seq, kind, exc
+                    )
+                    continue
+                yield kind, seq, items
         self._recovered = True
 
     def _torn(self, seg: Path, off: int) -> None:

@@ -123,9 +123,12 @@ class BufferedWriter:
                 self._leads.update((lead.id, lead) for lead in items)
                 self._lead_seqs.append(seq)
         self._counts["recovered"] = n
-        self._torn = spool.torn
-        if n or spool.torn:
-            log.warning("spool %s: re-queued %d records, %d torn", spool.path, n, spool.torn)
+        self._torn = spool.torn + spool.unreadable
+        if n or self._torn:
+            log.warning(
+                "spool %s: re-queued %d records, skipped %d torn or unreadable",
+                spool.path, n, self._torn,
+            )  # fmt: skip
 
     def _journal(self, kind: str, items: Sequence[Any]) -> int | None:
         """Append to the spool (under the lock, so seq order is buffer order)."""

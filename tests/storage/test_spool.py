@@ -4,11 +4,14 @@ database is down."""
 from __future__ import annotations
 
 import os
+import pickle
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -117,6 +120,27 @@ def test_a_record_torn_by_a_kill_is_skipped_and_counted(tmp_path: Path) -> None:
     first.write_bytes(bytes(data))
     s, got = opened(tmp_path / "sp")
     assert [k for k, _, _ in got] == ["leads"] and s.torn == 1
+    s.close()
+
+
+def test_an_intact_record_that_no_longer_decodes_is_skipped_not_fatal(tmp_path: Path) -> None:
+    """A record whose checksum holds but whose rows no longer fit the record type (an
+    upgrade changed it) is counted as unreadable; the records after it still come back."""
+    s, _ = opened(tmp_path / "sp")
+    s.append("positions", positions(2))
+    s.close()
+    (seg,) = (tmp_path / "sp").glob("*.seg")
+    payload = pickle.dumps([("not", "a", "position")])
+    body = struct.pack("<QB", 2, 0)  # seq 2, kind positions, in the documented layout
+    crc = zlib.crc32(payload, zlib.crc32(body))
+    with seg.open("ab") as f:
+        f.write(struct.pack("<II", len(payload), crc) + body + payload)
+    s, got = opened(tmp_path / "sp")
+    assert (s.unreadable, s.torn) == (1, 0) and [q for _, q, _ in got] == [1]
+    assert s.append("leads", [lead("L")]) == 3
+    s.close()
+    s, got = opened(tmp_path / "sp")
+    assert [q for _, q, _ in got] == [1, 3]
     s.close()
 
 

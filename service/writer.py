@@ -102,7 +102,11 @@ class BufferedWriter:
         self._torn = 0
         if spool_dir is not None:
             self._spool = Spool(spool_dir)
-            self._recover(self._spool)
+            try:
+                self._recover(self._spool)
+            except BaseException:
+                self._spool.close()
+                raise
         self._thread = threading.Thread(target=self._run, name="vigia-writer", daemon=True)
         self._thread.start()
 
@@ -157,10 +161,11 @@ class BufferedWriter:
                 self._check_open()
             room = self._room()
             accepted = max(0, min(room, len(positions)))
-            seq = self._journal("positions", positions[:accepted])
+            taken = positions[:accepted]
+            seq = self._journal("positions", taken)
             if seq is not None:
                 self._pos_seqs.append([seq, accepted])
-            self._positions.extend(positions[:accepted])
+            self._positions.extend(taken)
             self._counts["dropped"] += len(positions) - accepted
             self._cond.notify_all()
         if accepted < len(positions):

@@ -251,7 +251,8 @@ CHILD = textwrap.dedent(
     from service.writer import BufferedWriter
     from tests.storage.builders import T0, lead, pos
 
-    url, spool, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    url, spool, until = sys.argv[1], sys.argv[2], sys.argv[4]
+    n, at = int(sys.argv[3]), int(sys.argv[5])
     w = BufferedWriter(open_repository(url), batch_size=500, backoff_max_s=0.1,
                        spool_dir=spool)
     accepted = 0
@@ -261,12 +262,34 @@ CHILD = textwrap.dedent(
     w.submit_leads([lead(f"K{i}") for i in range(7)])
     w.submit_leads([lead("K0", min_distance_m=42.0)])
     end = time.monotonic() + 10
-    while w.stats()["retries"] < 2 and time.monotonic() < end:
+    while w.stats()[until] < at and time.monotonic() < end:
         time.sleep(0.02)
     print("accepted", accepted, w.stats()["connected"], flush=True)
     time.sleep(60)
     """
 )
+
+
+def accept_and_die(url: str, spool: Path, n: int, *, until: str, at: int) -> str:
+    """Run CHILD, which reports once its writer's stat ``until`` reaches ``at``; SIGKILL
+    it as soon as it reports; its report."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, url, str(spool), str(n), until, str(at)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        child.send_signal(signal.SIGKILL)
+        assert child.wait(10) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    return line
 
 
 @pytest.fixture
@@ -296,23 +319,8 @@ def test_kill_9_while_the_database_is_down_loses_nothing(
     writer on the same spool, once the server is back, stores each of them exactly once."""
     n = 20_000
     spool = tmp_path / "spool"
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, stopped_pg.url, str(spool), str(n)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        assert line.split() == ["accepted", str(n), "False"], line
-        child.send_signal(signal.SIGKILL)
-        assert child.wait(10) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    line = accept_and_die(stopped_pg.url, spool, n, until="retries", at=2)
+    assert line.split() == ["accepted", str(n), "False"], line
     stopped_pg.start()
     repo = open_repository(stopped_pg.url)
     assert isinstance(repo, SqlRepository)
@@ -326,4 +334,32 @@ def test_kill_9_while_the_database_is_down_loses_nothing(
     assert k0 is not None and k0.min_distance_m == 42.0  # the newest state won
     assert w.close(10)
     assert not spool.exists()
+    repo.close()
+
+
+@pytest.mark.slow
+@pytest.mark.postgis
+def test_kill_9_in_the_middle_of_writing_stores_everything_once(
+    stopped_pg: PrivateCluster, tmp_path: Path
+) -> None:
+    """Killed while its thread is writing to a live PostgreSQL, some batches stored and
+    some not (and one perhaps committed but not yet marked): the next writer replays the
+    rest, and the store's idempotence keeps every position and lead exactly once."""
+    stopped_pg.start()
+    n = 40_000
+    spool = tmp_path / "spool"
+    line = accept_and_die(stopped_pg.url, spool, n, until="written", at=10_000)
+    assert line.split()[:2] == ["accepted", str(n)], line
+    repo = open_repository(stopped_pg.url)
+    assert isinstance(repo, SqlRepository)
+    before = repo.count_positions()
+    w = BufferedWriter(repo, spool_dir=spool)
+    recovered = w.stats()["recovered"]
+    assert w.flush(30), w.stats()
+    print(f"stored before the kill: {before}; re-queued from the spool: {recovered}")
+    # whatever was not stored came back from the spool
+    assert before >= 10_000 and before + recovered >= n
+    assert repo.count_positions() == n
+    assert repo.list_leads(LeadQuery(), 100)[1] == 7
+    assert w.close(10)
     repo.close()

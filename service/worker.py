@@ -40,6 +40,9 @@ _WRITER_COUNTERS = {
     "written_leads": "lead_writes",
     "rejected": "records_rejected",
     "retries": "store_retries",
+    "recovered": "spool_recovered",
+    "spool_errors": "spool_errors",
+    "spool_torn": "spool_torn",
 }
 
 

@@ -180,12 +180,31 @@ def screen_arrivals(
     max_gap_s: float = DEFAULT_MAX_GAP_S,
 ) -> list[dict[str, Any]]:
     """Each arrival at a port zone from beyond 200 nm, screened since the previous one."""
+    return [
+        doc for _, doc in screen_arrivals_between(mmsi, track, zones, assessor, max_gap_s=max_gap_s)
+    ]
+
+
+def screen_arrivals_between(
+    mmsi: int,
+    track: Sequence[Position],
+    zones: Sequence[Zone],
+    assessor: BallastAssessor,
+    start: float | None = None,
+    end: float | None = None,
+    *,
+    max_gap_s: float = DEFAULT_MAX_GAP_S,
+) -> list[tuple[float, dict[str, Any]]]:
+    """Arrivals from beyond 200 nm at a time in [start, end], each as (Unix time, screening
+    of the leg since the previous arrival); legs outside the window are not screened."""
     at = assess_track(track, assessor)
     out = []
     since = 0
     for i, zone in arrivals(at, zones):
-        leg = at.positions[since : i + 1]
-        screening = screen_voyage(mmsi, leg, assessor, max_gap_s=max_gap_s)
-        out.append({"port_zone_id": zone.id, "arrived_at": iso_utc(float(at.t[i])), **screening})
+        t = float(at.t[i])
+        if (start is None or t >= start) and (end is None or t <= end):
+            leg = at.positions[since : i + 1]
+            screening = screen_voyage(mmsi, leg, assessor, max_gap_s=max_gap_s)
+            out.append((t, {"port_zone_id": zone.id, "arrived_at": iso_utc(t), **screening}))
         since = i + 1
     return out

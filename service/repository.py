@@ -70,6 +70,9 @@ class Repository(Protocol):
     def track(self, mmsi: int, start: float | None, end: float | None) -> list[Position]:
         """One vessel's positions between two Unix times, oldest first."""
 
+    def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
+        """MMSIs with a stored position inside ``bbox`` between two Unix times, ascending."""
+
     # zones (versioned: an edit makes a new version)
     def put_zones(self, zones: Sequence[Zone]) -> list[Zone]:
         """Create or replace zones atomically; returns them with their new versions."""

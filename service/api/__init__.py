@@ -10,7 +10,7 @@ from fastapi import APIRouter, FastAPI
 from service.api import health, keys, leads, vessels, zones
 
 #: routers other issues add; included when their module is present
-OPTIONAL_ROUTERS = ("service.api.ballast",)
+OPTIONAL_ROUTERS = ("service.api.ballast", "service.api.ballast_arrivals")
 
 
 def include_routers(app: FastAPI) -> list[str]:

@@ -41,6 +41,18 @@ def _is_unavailable(exc: Exception) -> bool:
     return True
 
 
+_IN_BBOX = (
+    "SELECT DISTINCT mmsi FROM positions WHERE t >= :start AND t <= :end AND {} "
+    "ORDER BY mmsi LIMIT :limit"
+)
+_IN_BBOX_PG = text(
+    _IN_BBOX.format("geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)")
+)
+_IN_BBOX_SQLITE = text(
+    _IN_BBOX.format("lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat")
+)
+
+
 class SqlRepository:
     """Vessels, positions, zones, leads, counters, keys and audits in one SQL database."""
 
@@ -163,6 +175,16 @@ class SqlRepository:
         with self._tx() as conn:
             rows = conn.execute(pos.track_sql(), params).all()
         return [row_position(r._mapping) for r in rows]
+
+    def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
+        """MMSIs with a position inside ``bbox`` (inclusive) between two Unix times
+        (inclusive), ascending; PostGIS prunes monthly partitions on ``t`` and uses the
+        GiST on ``geom``."""
+        params: dict[str, Any] = {"start": start, "end": end, "limit": limit}
+        params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
+        with self._tx() as conn:
+            rows = conn.execute(_IN_BBOX_PG if self._pg else _IN_BBOX_SQLITE, params).all()
+        return [int(r[0]) for r in rows]
 
     def count_positions(self) -> int:
         """How many positions are stored (all time)."""

@@ -17,6 +17,7 @@ Run: ``python benchmarks/replay.py`` (``--quick`` for a smaller, faster pass).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import random
@@ -110,19 +111,26 @@ def vigia_replay(path: Path) -> tuple[int, int]:
     from alerts.pipeline import LeadPipeline
     from ingest.decoder import Ingestor
     from ingest.sources import FileSource
+    from service.cmd_replay import tune_gc
     from zones.catalogue import bundled_zones_dir, load_zones
     from zones.evaluate import ZoneIndex
 
     index = ZoneIndex(load_zones([bundled_zones_dir()]))
-    ingestor = Ingestor()
-    pipe = LeadPipeline(index, ingestor.registry)
-    it = ingestor.feed_many(FileSource(path).lines())
-    records = leads = 0
-    while batch := list(islice(it, 5000)):
-        records += len(batch)
-        leads += len(pipe.process(batch))
-        leads += len(pipe.expire(pipe.stream_time))
-    leads += len(pipe.finish())
+    thresholds = gc.get_threshold()
+    tune_gc()  # as the command does
+    try:
+        ingestor = Ingestor()
+        pipe = LeadPipeline(index, ingestor.registry)
+        it = ingestor.feed_many(FileSource(path).lines())
+        records = leads = 0
+        while batch := list(islice(it, 5000)):
+            records += len(batch)
+            leads += len(pipe.process(batch))
+            leads += len(pipe.expire(pipe.stream_time))
+        leads += len(pipe.finish())
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
     return records, leads
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Iterable, Iterator
@@ -62,6 +63,18 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def tune_gc() -> None:
+    """Collect the young generation less often during a streaming replay.
+
+    A replay allocates millions of short-lived records; CPython's default of a young
+    collection every 700 allocations walks each batch of 5,000 live records many times
+    over. Freezing what is loaded (zones, index) and collecting every 50,000 allocations
+    gains several percent of replay throughput without holding more memory for long.
+    """
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
 def _batched(items: Iterable[T], n: int) -> Iterator[list[T]]:
     it = iter(items)
     while batch := list(islice(it, n)):
@@ -86,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hold_s < 0 or args.hold_m < 0:
         raise IngestError("--hold-s and --hold-m must be >= 0")
     index = ZoneIndex(zones)
+    tune_gc()
     ingestor = Ingestor()
     pipeline = LeadPipeline(
         index, ingestor.registry, EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m)

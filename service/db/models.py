@@ -55,7 +55,23 @@ class Vessel(Base):
     extra: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
-class PositionRow(Base):
+class _Fix:
+    """The columns of one position fix, shared by the history and the latest table."""
+
+    msg_type: Mapped[int] = mapped_column(Integer)
+    lon: Mapped[float] = mapped_column(Float)
+    lat: Mapped[float] = mapped_column(Float)
+    sog: Mapped[float | None] = mapped_column(Float)
+    cog: Mapped[float | None] = mapped_column(Float)
+    heading: Mapped[int | None] = mapped_column(Integer)
+    nav_status: Mapped[int | None] = mapped_column(Integer)
+    accuracy: Mapped[bool | None] = mapped_column(Boolean)
+    source: Mapped[str] = mapped_column(Text, default="")
+    # PostGIS only: generated from lon/lat (SQLite filters on lon/lat directly)
+    geom: Mapped[Any] = mapped_column(geometry("POINT"), _point(), nullable=True)
+
+
+class PositionRow(_Fix, Base):
     """Every stored position; RANGE-partitioned on ``t`` (monthly) on PostgreSQL.
 
     The primary key (mmsi, t) is the B-tree the track query uses and makes a retried
@@ -67,20 +83,9 @@ class PositionRow(Base):
 
     mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     t: Mapped[float] = mapped_column(Float, primary_key=True)
-    msg_type: Mapped[int] = mapped_column(Integer)
-    lon: Mapped[float] = mapped_column(Float)
-    lat: Mapped[float] = mapped_column(Float)
-    sog: Mapped[float | None] = mapped_column(Float)
-    cog: Mapped[float | None] = mapped_column(Float)
-    heading: Mapped[int | None] = mapped_column(Integer)
-    nav_status: Mapped[int | None] = mapped_column(Integer)
-    accuracy: Mapped[bool | None] = mapped_column(Boolean)
-    source: Mapped[str] = mapped_column(Text, default="")
-    # PostGIS only: generated from lon/lat (SQLite filters on lon/lat directly)
-    geom: Mapped[Any] = mapped_column(geometry("POINT"), _point(), nullable=True)
 
 
-class VesselLatest(Base):
+class VesselLatest(_Fix, Base):
     """Each vessel's newest position, upserted per batch, for fast bbox queries."""
 
     __tablename__ = "vessel_latest"
@@ -88,17 +93,6 @@ class VesselLatest(Base):
 
     mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     t: Mapped[float] = mapped_column(Float)
-    msg_type: Mapped[int] = mapped_column(Integer)
-    lon: Mapped[float] = mapped_column(Float)
-    lat: Mapped[float] = mapped_column(Float)
-    sog: Mapped[float | None] = mapped_column(Float)
-    cog: Mapped[float | None] = mapped_column(Float)
-    heading: Mapped[int | None] = mapped_column(Integer)
-    nav_status: Mapped[int | None] = mapped_column(Integer)
-    accuracy: Mapped[bool | None] = mapped_column(Boolean)
-    source: Mapped[str] = mapped_column(Text, default="")
-    # PostGIS only: generated from lon/lat (SQLite filters on lon/lat directly)
-    geom: Mapped[Any] = mapped_column(geometry("POINT"), _point(), nullable=True)
 
 
 class ZoneVersion(Base):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from pyproj import Geod
 
+from alerts.distress import DistressTracker, is_distress_mmsi
 from alerts.episodes import Episode, EpisodeConfig
 from alerts.lead import EvidencePoint, Lead
 from alerts.rules import (
@@ -53,6 +54,7 @@ class LeadPipeline:
         self._closed: list[Lead] = []
         self._now = -math.inf
         self._last_sweep = -math.inf
+        self._distress = DistressTracker(index, self.config)
         self.counters: dict[str, int] = {
             "positions": 0,
             "positions_skipped": 0,
@@ -65,6 +67,7 @@ class LeadPipeline:
     def process(self, records: Sequence[Record]) -> list[Lead]:
         """Feed a batch of records; returns the leads closed during it."""
         batch: list[Position] = []
+        beacons: list[Position] = []
         skipped = 0
         for r in records:
             if type(r) is Position:
@@ -81,11 +84,17 @@ class LeadPipeline:
                     )
                 ):
                     batch.append(r)
+                elif is_distress_mmsi(mmsi):
+                    beacons.append(r)  # SART/MOB/EPIRB: a life in danger, see distress.py
                 else:
                     skipped += 1
             elif isinstance(r, StaticData):
                 self.registry.update(r)
         self.counters["positions_skipped"] += skipped
+        if beacons:
+            self._now = max(self._now, max(p.t for p in beacons))
+            self._closed += self._distress.feed(beacons)
+            self.counters.update(self._distress.counters)
         if not batch:
             return self._drain()
         self.counters["positions"] += len(batch)
@@ -142,6 +151,7 @@ class LeadPipeline:
                 self._apply(vs, pos, hits)
         for mmsi in list(self._open):
             self._close_stale(mmsi, self._vessels[mmsi], now)
+        self._closed += self._distress.expire(now)
         if now - self._last_sweep > cfg.forget_after_s:
             self._last_sweep = now
             stale = [
@@ -163,7 +173,7 @@ class LeadPipeline:
             vs = self._vessels[mmsi]
             for ep in (vs.episodes or {}).values():
                 out.append(self._lead(ep, closed=False))
-        return out
+        return out + self._distress.open_leads()
 
     def finish(self) -> list[Lead]:
         """End of input: settle every look-ahead fix, then return the leads closed by

@@ -23,6 +23,7 @@ CITATIONS: dict[str, str] = {
     "SEC-PORT": "NORMAM-07/DPC 0212 e)",
     "SEC-PLATFORM": "NORMAM-07/DPC 0212 f)",
     "SEC-NOTICE": "NORMAM-07/DPC 0212 g)",
+    "SAR-DISTRESS": "NORMAM-07/DPC 0213 c)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

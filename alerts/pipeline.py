@@ -188,6 +188,23 @@ class LeadPipeline:
         closed = self.expire(self._now)
         return closed + self.open_leads()
 
+    def rebuild(self, index: ZoneIndex) -> tuple[LeadPipeline, list[Lead]]:
+        """A pipeline on a new zone index (after a zone edit), and every lead this one
+        held against its zones (closed, or still open with ``ended_at`` null).
+
+        Distress episodes belong to no zone, so they carry over unbroken: a zone edit
+        must not split one beacon's alarm into two leads.
+        """
+        distress = self._distress
+        self._distress = DistressTracker(self.index, self.config)
+        leads = self.finish()
+        nxt = LeadPipeline(index, self.registry, self.config)
+        distress.index = index
+        # the counts so far stay with this pipeline; the new one counts from zero
+        distress.counters = dict.fromkeys(distress.counters, 0)
+        nxt._distress = distress
+        return nxt, leads
+
     @property
     def stream_time(self) -> float:
         """Latest message time seen (the clock ``expire`` should be given in a replay)."""

@@ -303,10 +303,10 @@ class IngestWorker:
             zones, self._pending_zones = self._pending_zones, None
         if zones is None:
             return
-        ended = [_close_for_edit(lead) for lead in self._pipeline.finish()]
-        self._writer_leads(ended)
-        self._pipeline_base.update(self._pipeline.counters)
-        self._pipeline = LeadPipeline(ZoneIndex(zones), self._registry)
+        old = self._pipeline
+        self._pipeline, held = old.rebuild(ZoneIndex(zones))
+        self._writer_leads([_close_for_edit(lead) for lead in held])
+        self._pipeline_base.update(old.counters)
         log.info("zone index rebuilt with %d zones", len(zones))
 
     def _drain_on_stop(self) -> None:

@@ -147,3 +147,19 @@ def test_worker_stores_the_open_distress_lead_and_the_api_serves_it(
         assert lead["mmsi"] == 970_123_456 and lead["ended_at"] is None
         assert lead["zone_id"] is None and lead["details"]["device"] == "sart"
         assert lead["citation"] == "NORMAM-07/DPC 0213 c)"
+
+
+def test_a_zone_edit_does_not_split_a_distress_alarm(index: ZoneIndex) -> None:
+    """Rebuilding the pipeline on edited zones keeps the beacon's one open lead."""
+    recs = beacon_records(972_000_777, T0, 6)
+    pipe = LeadPipeline(index, VesselRegistry())
+    pipe.process(recs[:3])
+    (before,) = distress(pipe.open_leads())
+    edited = ZoneIndex(index.zones[1:])  # any edit: one zone fewer
+    pipe, held = pipe.rebuild(edited)
+    assert distress(held) == []  # not handed back to be closed as "zone-edit"
+    pipe.process(recs[3:])
+    (after,) = distress(pipe.open_leads())
+    assert after.id == before.id and after.started_at == T0
+    assert len(after.evidence) == 6 and after.ended_at is None
+    assert pipe.counters["distress_positions"] == 3  # the new pipeline counts from zero

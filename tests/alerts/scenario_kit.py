@@ -170,3 +170,18 @@ def run_pipeline(
 def load_geojson_shape(obj: dict[str, Any]) -> BaseGeometry:
     """Shapely geometry of a GeoJSON geometry object."""
     return shape(obj)
+
+
+def beach_run(
+    index: ZoneIndex, off_m: float, sog: float, *, t0: float = T0, n: int = 9
+) -> list[aisgen.Fix]:
+    """A run parallel to the middle of Copacabana, ``off_m`` off the baseline, a fix
+    every 10 s."""
+    _, beach = find_zone(index, "bather_beach", "copacabana")
+    lon, lat, along, sea = beach_frame(beach)
+    step = sog * aisgen.KN * 10
+    out = []
+    for i in range(n):
+        foot = aisgen.fwd(lon, lat, along, (i - n // 2) * step)
+        out.append(aisgen.Fix(t0 + 10 * i, *aisgen.fwd(*foot, sea, off_m), sog, along))
+    return out

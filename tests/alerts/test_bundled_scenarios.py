@@ -10,6 +10,7 @@ from scenario_kit import (
     T0,
     aisgen,
     beach_frame,
+    beach_run,
     find_zone,
     geodesic_truth,
     run_pipeline,
@@ -43,14 +44,7 @@ def _along_beach(
     index: ZoneIndex, mmsi: int, dist_m: float, *, sog: float = 8.0, t0: float = T0, n: int = 7
 ) -> list[Position]:
     """A run parallel to the middle of Copacabana, ``dist_m`` off the baseline."""
-    _, beach = find_zone(index, "bather_beach", "copacabana")
-    lon, lat, along, sea = beach_frame(beach)
-    step = sog * aisgen.KN * 10
-    fixes = []
-    for i in range(n):
-        foot = aisgen.fwd(lon, lat, along, (i - n // 2) * step)
-        fixes.append(aisgen.Fix(t0 + 10 * i, *aisgen.fwd(*foot, sea, dist_m), sog, along))
-    return to_positions(mmsi, fixes)
+    return to_positions(mmsi, beach_run(index, dist_m, sog, t0=t0, n=n))
 
 
 @pytest.mark.parametrize(("dist_m", "expected"), [(480.0, ["SEC-PLATFORM"]), (520.0, [])])

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scenario_kit import ROOT, aisgen, beach_frame, find_zone, geodesic_truth
+from scenario_kit import ROOT, aisgen, beach_frame, beach_run, find_zone, geodesic_truth
 
 from zones.evaluate import ZoneIndex
 
@@ -54,17 +54,6 @@ class Scene:
         return min(geodesic_truth(zone.geometry, f.lon, f.lat) for f in self.fixes[mmsi])
 
 
-def _beach_run(index: ZoneIndex, off_m: float, sog: float, n: int = 9) -> list[aisgen.Fix]:
-    _, beach = find_zone(index, "bather_beach", "copacabana")
-    lon, lat, along, sea = beach_frame(beach)
-    step = sog * aisgen.KN * 10
-    out = []
-    for i in range(n):
-        foot = aisgen.fwd(lon, lat, along, (i - n // 2) * step)
-        out.append(aisgen.Fix(T0 + 10 * i, *aisgen.fwd(*foot, sea, off_m), sog, along))
-    return out
-
-
 def _approach(index: ZoneIndex, sog: float) -> list[aisgen.Fix]:
     _, beach = find_zone(index, "bather_beach", "copacabana")
     lon, lat, _, sea = beach_frame(beach)
@@ -87,14 +76,14 @@ def scene(bundled: ZoneIndex, tmp_path_factory: pytest.TempPathFactory) -> tuple
     s = Scene(bundled)
     # class B sailboats (type 18 positions, type 24 static): 90 m breaks, 150 m does not
     s.static(710002001, 36, class_b=True)
-    s.add(710002001, _beach_run(bundled, 90, 4), 18)
+    s.add(710002001, beach_run(bundled, 90, 4, t0=T0), 18)
     s.static(710002002, 36, class_b=True)
-    s.add(710002002, _beach_run(bundled, 150, 4), 18)
+    s.add(710002002, beach_run(bundled, 150, 4, t0=T0), 18)
     # class B motorboat (type 24 says pleasure craft) at 150 m
     s.static(710002003, 37, class_b=True)
-    s.add(710002003, _beach_run(bundled, 150, 12), 18)
+    s.add(710002003, beach_run(bundled, 150, 12, t0=T0), 18)
     # no static data at all: counts as motor
-    s.add(710002004, _beach_run(bundled, 160, 10))
+    s.add(710002004, beach_run(bundled, 160, 10, t0=T0))
     # 0211 b) 3): in at 3 kn perpendicular and anchor (nothing) vs the same at 6 kn
     s.static(710002005, 37)
     s.add(710002005, _approach(bundled, 3.0))

@@ -12,18 +12,14 @@ from sqlalchemy import text
 
 from service.db import positions as pos_sql
 from service.db.repository import SqlRepository
-from service.store import open_repository
 from tests.storage.builders import pos
+from tests.storage.conftest import migrated
 
 
 @pytest.fixture
 def pg_repo(fresh_pg_url: str) -> Iterator[SqlRepository]:
     """A migrated PostGIS repository."""
-    r = open_repository(fresh_pg_url)
-    assert isinstance(r, SqlRepository)
-    r.migrate()
-    yield r
-    r.close()
+    yield from migrated(fresh_pg_url)
 
 
 def _t(y: int, m: int, d: int) -> float:

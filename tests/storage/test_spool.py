@@ -12,7 +12,6 @@ import sys
 import textwrap
 import time
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from service.spool import Spool, SpoolError
 from service.store import open_repository
 from service.writer import BufferedWriter
 from tests.storage.builders import T0, lead, pos
-from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from tests.storage.pgcluster import PrivateCluster
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -293,21 +292,13 @@ def accept_and_die(url: str, spool: Path, n: int, *, until: str, at: int) -> str
 
 
 @pytest.fixture
-def stopped_pg() -> Iterator[PrivateCluster]:
+def stopped_pg(private_pg: PrivateCluster) -> PrivateCluster:
     """A private, migrated PostgreSQL cluster, stopped."""
-    if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
-    cluster = PrivateCluster()
-    try:
-        cluster.start()
-        cluster.create_database()
-        repo = open_repository(cluster.url)
-        repo.migrate()
-        repo.close()
-        cluster.stop("fast")
-        yield cluster
-    finally:
-        cluster.destroy()
+    repo = open_repository(private_pg.url)
+    repo.migrate()
+    repo.close()
+    private_pg.stop("fast")
+    return private_pg
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,7 +13,7 @@ from service.repository import LeadQuery
 from service.store import open_repository
 from service.writer import BufferedWriter, WriterClosedError
 from tests.storage.builders import T0, lead, pos
-from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from tests.storage.pgcluster import PrivateCluster
 
 
 def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:
@@ -84,20 +83,6 @@ def test_unreachable_database_buffers_to_the_bound_and_keeps_every_lead() -> Non
     assert time.monotonic() - t >= 0.3 and w.stats()["dropped"] == 501
     assert w.close(0.5) is False
     repo.close()
-
-
-@pytest.fixture
-def private_pg() -> Iterator[PrivateCluster]:
-    """A throwaway PostgreSQL cluster of our own (never the machine's main server)."""
-    if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
-    cluster = PrivateCluster()
-    try:
-        cluster.start()
-        cluster.create_database()
-        yield cluster
-    finally:
-        cluster.destroy()
 
 
 @pytest.mark.slow

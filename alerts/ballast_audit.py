@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 from pyproj import Geod
 
-from alerts.ballast_screening import AssessedTrack, WaterWindow, assess_track
-from alerts.lead import EvidencePoint, Lead
-from ingest.errors import InputFormatError
-from ingest.records import Position, VesselInfo, flag_mid, iso_utc
-from zones.ballast import ZONES, BallastAssessor
+from vigia.alerts.ballast_screening import AssessedTrack, WaterWindow, assess_track
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.ingest.errors import InputFormatError
+from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
+from vigia.zones.ballast import ZONES, BallastAssessor
 
 CITATION_A = "NORMAM-20/DPC 2.3.1 a)"
 CITATION_B = "NORMAM-20/DPC 2.3.1 b)"

@@ -16,9 +16,9 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from ingest.records import Position, iso_utc
-from zones.ballast import BEYOND, ZONES, BallastAssessor
-from zones.model import Zone, ZoneKind
+from vigia.ingest.records import Position, iso_utc
+from vigia.zones.ballast import BEYOND, ZONES, BallastAssessor
+from vigia.zones.model import Zone, ZoneKind
 
 DEFAULT_MAX_GAP_S = 3 * 3600.0
 

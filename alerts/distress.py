@@ -17,12 +17,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from alerts.episodes import Episode, EpisodeConfig, lead_id, thin
-from alerts.lead import EvidencePoint, Lead
-from alerts.rules import citation
-from ingest.records import Position, device_class
-from zones.evaluate import ZoneIndex
-from zones.model import ZoneKind
+from vigia.alerts.episodes import Episode, EpisodeConfig, lead_id, thin
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.alerts.rules import citation
+from vigia.ingest.records import Position, device_class
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import ZoneKind
 
 RULE = "SAR-DISTRESS"
 NAV_SART_TEST = 15

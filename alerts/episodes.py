@@ -11,10 +11,10 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from alerts.lead import EvidencePoint, Lead
-from alerts.rules import ApproachPolicy, citation
-from ingest.records import VesselInfo, flag_mid
-from zones.model import Zone
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.alerts.rules import ApproachPolicy, citation
+from vigia.ingest.records import VesselInfo, flag_mid
+from vigia.zones.model import Zone
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest.records import iso_utc
+from vigia.ingest.records import iso_utc
 
 
 @dataclass(slots=True, frozen=True)

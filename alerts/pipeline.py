@@ -14,10 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 from pyproj import Geod
 
-from alerts.distress import DistressTracker, is_distress_mmsi
-from alerts.episodes import Episode, EpisodeConfig
-from alerts.lead import EvidencePoint, Lead
-from alerts.rules import (
+from vigia.alerts.distress import DistressTracker, is_distress_mmsi
+from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.alerts.rules import (
     NAV_AT_ANCHOR,
     NAV_MOORED,
     Approach,
@@ -27,11 +27,11 @@ from alerts.rules import (
     is_allowed,
     is_sailing,
 )
-from alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
-from ingest.records import Position, Record, StaticData, device_class
-from ingest.registry import VesselRegistry
-from zones.evaluate import ZoneIndex
-from zones.model import ZoneKind
+from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
+from vigia.ingest.records import Position, Record, StaticData, device_class
+from vigia.ingest.registry import VesselRegistry
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import ZoneKind
 
 _GEOD = Geod(ellps="WGS84")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zones.model import Zone, ZoneKind
+from vigia.zones.model import Zone, ZoneKind
 
 CITATIONS: dict[str, str] = {
     "BATH-SAIL": "NORMAM-07/DPC 0211 b) 1)",

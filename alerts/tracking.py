@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from alerts.episodes import Episode, EpisodeConfig
-from alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
-from ingest.records import Position
+from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
+from vigia.ingest.records import Position
 
 KN = 1852.0 / 3600.0  # metres per second in a knot
 _EARTH_R = 6_371_008.8

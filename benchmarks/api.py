@@ -42,10 +42,10 @@ import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
 
-from ingest.records import Position  # noqa: E402
-from service.app import new_api_key  # noqa: E402
-from service.deps import hash_key  # noqa: E402
-from service.store import open_repository  # noqa: E402
+from vigia.ingest.records import Position  # noqa: E402
+from vigia.service.db.store import open_repository  # noqa: E402
+from vigia.service.http.app import new_api_key  # noqa: E402
+from vigia.service.http.deps import hash_key  # noqa: E402
 
 BRAZIL = (-48.0, -28.0, -34.0, -2.0)  # the coast out to about 200 nm
 CORPUS = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
@@ -118,7 +118,7 @@ def serve(
     env |= {"DATABASE_URL": url, "VIGIA_INGEST_COUNTERS_INTERVAL_S": "1"}
     if switch is not None:
         env["VIGIA_API_SWITCH_INTERVAL_S"] = str(switch)
-    args = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+    args = [sys.executable, "-m", "vigia.service.cli", "serve", "--port", str(port)]
     args += ["--log-level", "warning"]
     if files:
         env["VIGIA_INGEST_FILES"] = ",".join(files)

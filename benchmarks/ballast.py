@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from zones.ballast import get_assessor  # noqa: E402
+from vigia.zones.ballast import get_assessor  # noqa: E402
 
 WINDOW = (-58.0, -36.0, -22.0, 8.0)  # the Brazilian margin, islands and open ocean
 

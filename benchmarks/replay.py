@@ -42,7 +42,7 @@ M_PER_DEG = 111_320.0
 
 def _homes() -> list[tuple[float, float, float]]:
     """(lon, lat, spread_m) around which traffic is generated: every bundled zone."""
-    from zones.catalogue import bundled_zones_dir, load_zones
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
 
     out = []
     for z in load_zones([bundled_zones_dir()]):
@@ -100,20 +100,20 @@ def bare_pyais(path: Path) -> int:
 
 def ingest_only(path: Path) -> int:
     """Ingestion alone (FileSource -> Ingestor), to split the replay's cost."""
-    from ingest.decoder import Ingestor
-    from ingest.sources import FileSource
+    from vigia.ingest.decoder import Ingestor
+    from vigia.ingest.sources import FileSource
 
     return sum(1 for _ in Ingestor().feed_many(FileSource(path).lines()))
 
 
 def vigia_replay(path: Path) -> tuple[int, int]:
     """Replay in-process as `vigia replay` does; returns (records, leads)."""
-    from alerts.pipeline import LeadPipeline
-    from ingest.decoder import Ingestor
-    from ingest.sources import FileSource
-    from service.cmd_replay import tune_gc
-    from zones.catalogue import bundled_zones_dir, load_zones
-    from zones.evaluate import ZoneIndex
+    from vigia.alerts.pipeline import LeadPipeline
+    from vigia.ingest.decoder import Ingestor
+    from vigia.ingest.sources import FileSource
+    from vigia.service.cli.replay import tune_gc
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+    from vigia.zones.evaluate import ZoneIndex
 
     index = ZoneIndex(load_zones([bundled_zones_dir()]))
     thresholds = gc.get_threshold()
@@ -143,10 +143,10 @@ def _child(path: str) -> None:
 
 
 def _child_baseline() -> None:
-    import alerts.pipeline  # noqa: F401
-    import ingest.decoder  # noqa: F401
-    from zones.catalogue import bundled_zones_dir, load_zones
-    from zones.evaluate import ZoneIndex
+    import vigia.alerts.pipeline
+    import vigia.ingest.decoder  # noqa: F401
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+    from vigia.zones.evaluate import ZoneIndex
 
     ZoneIndex(load_zones([bundled_zones_dir()]))
     print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ingest.decoder import Ingestor  # noqa: E402
-from ingest.records import Position  # noqa: E402
-from ingest.sources import FileSource  # noqa: E402
-from service.store import open_repository  # noqa: E402
-from service.writer import BufferedWriter  # noqa: E402
+from vigia.ingest.decoder import Ingestor  # noqa: E402
+from vigia.ingest.records import Position  # noqa: E402
+from vigia.ingest.sources import FileSource  # noqa: E402
+from vigia.service.db.store import open_repository  # noqa: E402
+from vigia.service.runtime.writer import BufferedWriter  # noqa: E402
 
 DEAD = "postgresql+psycopg://postgres@127.0.0.1:9/nothing"
 NMEA = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"

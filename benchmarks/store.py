@@ -31,12 +31,12 @@ import psycopg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
 
-from ingest.decoder import Ingestor  # noqa: E402
-from ingest.records import Position  # noqa: E402
-from ingest.sources import FileSource  # noqa: E402
-from service.db.repository import SqlRepository  # noqa: E402
-from service.store import open_repository  # noqa: E402
-from service.writer import BufferedWriter  # noqa: E402
+from vigia.ingest.decoder import Ingestor  # noqa: E402
+from vigia.ingest.records import Position  # noqa: E402
+from vigia.ingest.sources import FileSource  # noqa: E402
+from vigia.service.db.repository import SqlRepository  # noqa: E402
+from vigia.service.db.store import open_repository  # noqa: E402
+from vigia.service.runtime.writer import BufferedWriter  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
 ADMIN = os.environ.get(
@@ -102,8 +102,8 @@ def baseline_rate(repo: SqlRepository, batch: list[Position], size: int) -> floa
     CONFLICT into positions and an upsert of the newest per vessel, per batch."""
     from sqlalchemy.dialects.postgresql import insert
 
-    from service.db.codec import POSITION_COLUMNS, position_row
-    from service.db.models import PositionRow, VesselLatest
+    from vigia.service.db.codec import POSITION_COLUMNS, position_row
+    from vigia.service.db.models import PositionRow, VesselLatest
 
     ins = insert(VesselLatest)
     upsert = ins.on_conflict_do_update(

@@ -28,9 +28,9 @@ from shapely.geometry import MultiPoint, mapping
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
 
-from zones.catalogue import bundled_zones_dir, load_zones, parse_feature_collection  # noqa: E402
-from zones.evaluate import ZoneIndex  # noqa: E402
-from zones.model import Zone  # noqa: E402
+from vigia.zones.catalogue import bundled_zones_dir, load_zones, parse_feature_collection  # noqa: E402
+from vigia.zones.evaluate import ZoneIndex  # noqa: E402
+from vigia.zones.model import Zone  # noqa: E402
 
 #: Rough course of the Brazilian coast, lon/lat, south to north.
 COAST = np.array(

@@ -18,7 +18,7 @@ from pyais.messages import (
     MessageType18,
 )
 
-from ingest.records import (
+from vigia.ingest.records import (
     AidToNavigation,
     BaseStation,
     Position,

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from ingest.counters import IngestCounters
-from ingest.errors import IngestError, InputFormatError
-from ingest.records import AidToNavigation, BaseStation, Position, Record, StaticData
+from vigia.ingest.counters import IngestCounters
+from vigia.ingest.errors import IngestError, InputFormatError
+from vigia.ingest.records import AidToNavigation, BaseStation, Position, Record, StaticData
 
 DMA_REQUIRED = ("timestamp", "mmsi", "latitude", "longitude")
 NOAA_REQUIRED = ("mmsi", "basedatetime", "lat", "lon")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ingest.ais import Undecodable, UnsupportedType, decode_payload
-from ingest.counters import IngestCounters
-from ingest.nmea import (
+from vigia.ingest.ais import Undecodable, UnsupportedType, decode_payload
+from vigia.ingest.counters import IngestCounters
+from vigia.ingest.nmea import (
     Fragment,
     Reassembler,
     TagBlock,
@@ -14,8 +14,8 @@ from ingest.nmea import (
     nmea_checksum,
     parse_tag_block,
 )
-from ingest.records import RawLine, Record, StaticData
-from ingest.registry import VesselRegistry
+from vigia.ingest.records import RawLine, Record, StaticData
+from vigia.ingest.registry import VesselRegistry
 
 _HEXVAL = {
     a + b: int(a + b, 16) for a in "0123456789ABCDEFabcdef" for b in "0123456789ABCDEFabcdef"

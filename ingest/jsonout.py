@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ingest.records import (
+from vigia.ingest.records import (
     AidToNavigation,
     BaseStation,
     Position,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ingest.records import StaticData, VesselInfo
+from vigia.ingest.records import StaticData, VesselInfo
 
 # Internally each vessel is one tuple (far smaller than a VesselInfo with its ``extra``
 # dict): 100,000 vessels cost a few tens of MB, mostly their names.

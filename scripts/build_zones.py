@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / name).write_text(dump(feats), encoding="utf-8")
         print(f"{name}: {len(feats)} features")
     sys.path.insert(0, str(REPO))
-    from zones.catalogue import load_zones
+    from vigia.zones.catalogue import load_zones
 
     print(f"loaded back: {len(load_zones([args.out]))} zones")
     return 0

@@ -32,8 +32,8 @@ import itertools
 import aisgen
 from aisgen import KN, Fix, fwd, hold, lines_for, merge, run, static_lines
 
-from zones.catalogue import bundled_zones_dir, load_zones
-from zones.model import Zone
+from vigia.zones.catalogue import bundled_zones_dir, load_zones
+from vigia.zones.model import Zone
 
 T0 = 1_768_053_600.0  # 2026-01-10T14:00:00Z, a Saturday on the beach
 OUT = Path(__file__).resolve().parents[1] / "data" / "demo" / "rio_demo.nmea"

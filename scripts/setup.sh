@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs what Vigia and its tests need on a fresh machine of this kind:
-# the Python package with its dev extras, PostGIS for the machine's PostgreSQL,
-# and the test database with the postgis extension. Safe to run again.
+# Installs what Vigia and its tests need on a fresh machine of this kind, from the lock:
+# uv (from the package index, if missing), the project's environment (.venv, exactly as
+# uv.lock says, with the dev extra; a stale lock fails here), PostGIS for the machine's
+# PostgreSQL, and the test database with the postgis extension. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export UV_PYTHON_DOWNLOADS=never  # use the machine's Python; never fetch one
 
-python3 -m pip install -q -e '.[dev]'
+python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install -q "uv==0.13.9"
+python3 -m uv sync --locked --extra dev
 
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
 if [ -n "${PGVER}" ]; then

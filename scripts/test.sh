@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite: setup, lint, format check, strict typing, then pytest
-# (SQLite and PostGIS stores both, real sockets, real NMEA files).
+# The whole test suite: setup from the lock, lint, format check, strict typing, then
+# pytest (SQLite and PostGIS stores both, real sockets, real NMEA files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+VENV=${UV_PROJECT_ENVIRONMENT:-.venv}
+export PATH="$PWD/$VENV/bin:$PATH"
 export VIGIA_TEST_DATABASE_URL=${VIGIA_TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/${VIGIA_TEST_DB:-vigia_test}}
 echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
-echo "== mypy --strict"; mypy
-echo "== pytest"; python3 -m pytest "$@"
+echo "== mypy --strict"; bash scripts/typecheck.sh
+echo "== pytest"; python -m pytest --durations=15 "$@"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ingest.errors import InputFormatError, VigiaError
-from zones.model import ZoneError
+from vigia.ingest.errors import InputFormatError, VigiaError
+from vigia.zones.model import ZoneError
 
 
 class AuthenticationError(VigiaError):

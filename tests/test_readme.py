@@ -19,7 +19,7 @@ def test_readme_first_command_shows_the_demo_leads(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "service.cli",
+            "vigia.service.cli",
             "replay",
             "data/demo/rio_demo.nmea",
             "--leads-out",

@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
-from ingest.errors import InputFormatError
-from zones.basemap import Basemap, FloatArray, LandBasemap, load_basemap
+from vigia.ingest.errors import InputFormatError
+from vigia.zones.basemap import Basemap, FloatArray, LandBasemap, load_basemap
 
 NM_KM = 1.852
 A_KM = 6378.137
@@ -215,7 +215,7 @@ class BallastAssessor:
     def grid(self) -> Any:
         """The classification grid (prebuilt for the bundled basemap, else built now)."""
         if self._grid is None:
-            from zones.ballast_grid import grid_for
+            from vigia.zones.ballast_grid import grid_for
 
             self._grid = grid_for(self)
         return self._grid

@@ -17,10 +17,10 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from zones.basemap import GRID_FILE, LINES_FILE, Basemap, FloatArray
+from vigia.zones.basemap import GRID_FILE, LINES_FILE, Basemap, FloatArray
 
 if TYPE_CHECKING:
-    from zones.ballast import BallastAssessor
+    from vigia.zones.ballast import BallastAssessor
 
 GRID_WINDOW = (-60.0, -38.0, -20.0, 10.0)  # lon/lat: Brazil's coast, islands and beyond
 GRID_STEP = 0.05
@@ -68,7 +68,7 @@ def build_grid(
     step: float = GRID_STEP,
 ) -> tuple[ClassGrid, FloatArray]:
     """The grid and the exact distance (nm) at its nodes."""
-    from zones.ballast import LIMIT_A_NM, LIMIT_B_NM
+    from vigia.zones.ballast import LIMIT_A_NM, LIMIT_B_NM
 
     lons = np.arange(window[0], window[2] + step / 2, step)
     lats = np.arange(window[1], window[3] + step / 2, step)

@@ -21,7 +21,7 @@ import shapely
 from numpy.typing import NDArray
 from shapely.geometry.base import BaseGeometry
 
-from ingest.errors import VigiaError
+from vigia.ingest.errors import VigiaError
 
 BASEMAP_DIR = Path(__file__).resolve().parent / "basemaps"
 LAND_FILE = BASEMAP_DIR / "land.npz"

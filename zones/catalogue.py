@@ -19,7 +19,7 @@ import shapely
 from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
-from zones.model import Zone, ZoneError, ZoneKind
+from vigia.zones.model import Zone, ZoneError, ZoneKind
 
 #: Geometry types each kind takes (CONTRACT section 1).
 _AREA = frozenset({"Polygon", "MultiPolygon"})

@@ -28,9 +28,9 @@ import numpy.typing as npt
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from zones.catalogue import SAIL_BAND_M
-from zones.frames import Frame, frame_for, frame_for_band
-from zones.model import Zone, ZoneKind
+from vigia.zones.catalogue import SAIL_BAND_M
+from vigia.zones.frames import Frame, frame_for, frame_for_band
+from vigia.zones.model import Zone, ZoneKind
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

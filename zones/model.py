@@ -9,7 +9,7 @@ from typing import Any
 
 from shapely.geometry.base import BaseGeometry
 
-from ingest.errors import VigiaError
+from vigia.ingest.errors import VigiaError
 
 
 class ZoneKind(StrEnum):

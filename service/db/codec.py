@@ -10,9 +10,9 @@ from typing import Any
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from alerts.lead import EvidencePoint, Lead
-from ingest.records import Position, VesselInfo
-from zones.model import Zone, ZoneKind
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.ingest.records import Position, VesselInfo
+from vigia.zones.model import Zone, ZoneKind
 
 POSITION_COLUMNS = (
     "mmsi",

@@ -18,8 +18,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from ingest.records import Position
-from service.db.codec import POSITION_COLUMNS, storable
+from vigia.ingest.records import Position
+from vigia.service.db.codec import POSITION_COLUMNS, storable
 
 log = logging.getLogger(__name__)
 

@@ -15,16 +15,16 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from alerts.lead import Lead
-from ingest.records import Position, VesselInfo
-from service.db import positions as pos
-from service.db import zones_leads as zl
-from service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
-from service.db.engine import migrate
-from service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
-from service.errors import StoreUnavailableError
-from service.repository import ApiKeyRecord, BBox, LeadQuery
-from zones.model import Zone
+from vigia.alerts.lead import Lead
+from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db import positions as pos
+from vigia.service.db import zones_leads as zl
+from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
+from vigia.service.db.engine import migrate
+from vigia.service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
+from vigia.service.db.protocol import ApiKeyRecord, BBox, LeadQuery
+from vigia.service.errors import StoreUnavailableError
+from vigia.zones.model import Zone
 
 #: audits are kept at least this long (NORMAM-20 record keeping); 5 x 365.25 days
 AUDIT_RETENTION_S = 157_788_000.0

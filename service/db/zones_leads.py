@@ -25,11 +25,18 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
-from alerts.lead import Lead
-from service.db.codec import geometry_wkb, lead_row, row_lead, row_zone, zone_properties, zone_row
-from service.db.models import LeadRow, ZoneVersion
-from service.repository import BBox, LeadQuery
-from zones.model import Zone
+from vigia.alerts.lead import Lead
+from vigia.service.db.codec import (
+    geometry_wkb,
+    lead_row,
+    row_lead,
+    row_zone,
+    zone_properties,
+    zone_row,
+)
+from vigia.service.db.models import LeadRow, ZoneVersion
+from vigia.service.db.protocol import BBox, LeadQuery
+from vigia.zones.model import Zone
 
 _Z = ZoneVersion
 _ZONE_COLS = (

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scenario_kit import bundled_index
 
-from zones.evaluate import ZoneIndex
+from vigia.zones.evaluate import ZoneIndex
 
 
 @pytest.fixture(scope="session")

@@ -14,14 +14,14 @@ from pyproj import Geod
 from shapely.geometry import LineString, MultiLineString, Point, Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
-from alerts.episodes import EpisodeConfig
-from alerts.lead import Lead
-from alerts.pipeline import LeadPipeline
-from ingest.records import Position, Record, StaticData
-from ingest.registry import VesselRegistry
-from zones.catalogue import bundled_zones_dir, load_zones
-from zones.evaluate import ZoneIndex
-from zones.model import Zone
+from vigia.alerts.episodes import EpisodeConfig
+from vigia.alerts.lead import Lead
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.records import Position, Record, StaticData
+from vigia.ingest.registry import VesselRegistry
+from vigia.zones.catalogue import bundled_zones_dir, load_zones
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import Zone
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -18,8 +18,8 @@ from scenario_kit import (
 from scenario_kit import static as static_rec
 from shapely.geometry import Point
 
-from alerts.episodes import EpisodeConfig
-from ingest.records import iso_utc
+from vigia.alerts.episodes import EpisodeConfig
+from vigia.ingest.records import iso_utc
 
 # a spot south of the Guanabara bar (the charted anchorage's reference point)
 LON, LAT = -43.1438064, -23.0372121

@@ -18,8 +18,8 @@ from scenario_kit import (
     to_positions,
 )
 
-from ingest.records import Position, iso_utc
-from zones.evaluate import ZoneIndex
+from vigia.ingest.records import Position, iso_utc
+from vigia.zones.evaluate import ZoneIndex
 
 TOL_M = 2.0  # lead distances must be within 2 m of the geodesic truth
 

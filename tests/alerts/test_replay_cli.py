@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from scenario_kit import ROOT, aisgen, beach_frame, beach_run, find_zone, geodesic_truth
 
-from zones.evaluate import ZoneIndex
+from vigia.zones.evaluate import ZoneIndex
 
 T0 = 1_767_268_800.0  # 2026-01-01T12:00:00Z
-VIGIA = [sys.executable, "-m", "service.cli"]
+VIGIA = [sys.executable, "-m", "vigia.service.cli"]
 
 
 def _vigia(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

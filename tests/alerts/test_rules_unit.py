@@ -8,11 +8,11 @@ from pathlib import Path
 from scenario_kit import T0, aisgen, feature, index_from, square, to_positions
 from shapely.geometry import Point
 
-from alerts.episodes import EpisodeConfig, lead_id, thin
-from alerts.lead import EvidencePoint
-from alerts.pipeline import LeadPipeline
-from alerts.rules import Approach, ApproachPolicy, VesselMoment, approach_ok, is_sailing
-from ingest.registry import VesselRegistry
+from vigia.alerts.episodes import EpisodeConfig, lead_id, thin
+from vigia.alerts.lead import EvidencePoint
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.alerts.rules import Approach, ApproachPolicy, VesselMoment, approach_ok, is_sailing
+from vigia.ingest.registry import VesselRegistry
 
 
 def _moment(sog: float | None, cog: float | None, *, stopped: bool = False) -> VesselMoment:

@@ -16,12 +16,12 @@ from scenario_kit import (
     to_positions,
 )
 
-from alerts.lead import Lead
-from alerts.pipeline import LeadPipeline
-from ingest.decoder import Ingestor
-from ingest.records import Position, RawLine, Record
-from ingest.registry import VesselRegistry
-from zones.evaluate import ZoneIndex
+from vigia.alerts.lead import Lead
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import Position, RawLine, Record
+from vigia.ingest.registry import VesselRegistry
+from vigia.zones.evaluate import ZoneIndex
 
 LON, LAT = -43.15, -22.99  # off Copacabana
 
@@ -131,8 +131,8 @@ def test_ordinary_vessels_unaffected(index: ZoneIndex) -> None:
 def test_worker_stores_the_open_distress_lead_and_the_api_serves_it(
     store_url: str, tmp_path: Path
 ) -> None:
-    from service.settings import IngestSettings
     from tests.api.conftest import make_settings, start
+    from vigia.service.settings import IngestSettings
 
     nmea = tmp_path / "sart.nmea"
     fixes = [aisgen.Fix(T0 + 60 * i, LON, LAT, 0.5, 0.0, 14) for i in range(3)]

@@ -12,17 +12,17 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app, new_api_key
-from service.deps import ROLES, hash_key
-from service.repository import Repository
-from service.settings import (
+from tests.conftest import PG_ADMIN_URL
+from vigia.service.db.protocol import Repository
+from vigia.service.http.app import create_app, new_api_key
+from vigia.service.http.deps import ROLES, hash_key
+from vigia.service.settings import (
     ApiSettings,
     DatabaseSettings,
     IngestSettings,
     Settings,
     ZoneSettings,
 )
-from tests.conftest import PG_ADMIN_URL
 
 
 def feature(zone_id: str, kind: str, geometry: dict[str, Any], **props: Any) -> dict[str, Any]:

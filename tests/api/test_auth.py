@@ -10,10 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from service.app import create_app
-from service.deps import ROLES, hash_key
-from service.settings import AuthSettings
 from tests.api.conftest import Api, make_settings
+from vigia.service.http.app import create_app
+from vigia.service.http.deps import ROLES, hash_key
+from vigia.service.settings import AuthSettings
 
 pytestmark = pytest.mark.postgis
 

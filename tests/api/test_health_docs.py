@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from service.settings import IngestSettings
 from tests.api.conftest import Api, make_settings, start
+from vigia.service.settings import IngestSettings
 
 pytestmark = pytest.mark.postgis
 # routes other issues own; their examples are theirs to add

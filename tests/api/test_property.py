@@ -9,9 +9,9 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from service.app import create_app
-from service.settings import DatabaseSettings, Settings
 from tests.api.conftest import Api, make_settings, start
+from vigia.service.http.app import create_app
+from vigia.service.settings import DatabaseSettings, Settings
 
 pytestmark = [pytest.mark.postgis, pytest.mark.slow]
 

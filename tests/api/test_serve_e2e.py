@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from service.store import open_repository
+from vigia.service.db.store import open_repository
 
 pytestmark = pytest.mark.slow
 
 
 def _vigia() -> list[str]:
     exe = shutil.which("vigia")
-    return [exe] if exe else [sys.executable, "-m", "service.cli"]
+    return [exe] if exe else [sys.executable, "-m", "vigia.service.cli"]
 
 
 def _free_port() -> int:

@@ -6,9 +6,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from alerts.lead import EvidencePoint, Lead
-from ingest.records import Position, VesselInfo
 from tests.api.conftest import Api
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.ingest.records import Position, VesselInfo
 
 pytestmark = pytest.mark.postgis
 T0 = 1_709_294_400.0  # 2024-03-01T12:00:00Z

@@ -13,8 +13,8 @@ import pytest
 from pyais import encode_dict
 from pyproj import Geod
 
-from service.settings import IngestSettings
 from tests.api.conftest import BUNDLED, Api, make_settings, start
+from vigia.service.settings import IngestSettings
 
 pytestmark = pytest.mark.postgis
 GEOD = Geod(ellps="WGS84")

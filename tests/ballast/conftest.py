@@ -9,8 +9,8 @@ import pytest
 import shapely
 from pyproj import CRS, Transformer
 
-from zones.ballast import BallastAssessor, get_assessor
-from zones.basemap import LandBasemap
+from vigia.zones.ballast import BallastAssessor, get_assessor
+from vigia.zones.basemap import LandBasemap
 
 
 def reference_distance_nm(land: LandBasemap, lon: float, lat: float, box_deg: float = 6.0) -> float:

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ingest.records import Position, iso_utc
-from service.app import create_app, new_api_key
-from service.deps import ROLES, hash_key
-from service.settings import DatabaseSettings, IngestSettings, Settings, ZoneSettings
+from vigia.ingest.records import Position, iso_utc
+from vigia.service.http.app import create_app, new_api_key
+from vigia.service.http.deps import ROLES, hash_key
+from vigia.service.settings import DatabaseSettings, IngestSettings, Settings, ZoneSettings
 
 T0 = 1714521600.0
 MMSI = 636012345

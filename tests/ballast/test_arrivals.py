@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from pyproj import Geod
 
-from ingest.records import Position, VesselInfo, iso_utc
 from tests.api.conftest import Api, make_settings, start
+from vigia.ingest.records import Position, VesselInfo, iso_utc
 
 T0 = 1714521600.0  # 2024-05-01T00:00:00Z
 H = 3600.0

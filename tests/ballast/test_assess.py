@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import shapely
 
-from zones.ballast import BallastAssessor, CoordinateError, zone_of
-from zones.ballast_grid import lines_for
-from zones.basemap import BasemapError, LandBasemap, land_from_geometry, load_basemap
+from vigia.zones.ballast import BallastAssessor, CoordinateError, zone_of
+from vigia.zones.ballast_grid import lines_for
+from vigia.zones.basemap import BasemapError, LandBasemap, land_from_geometry, load_basemap
 
 # (name, lon, lat, zone, meets_200, meets_50)
 REFERENCE_POINTS = [

@@ -9,7 +9,7 @@ import pytest
 import shapely
 from pyproj import Geod
 
-from alerts.ballast_audit import (
+from vigia.alerts.ballast_audit import (
     AuditConfig,
     AuditInputError,
     Declaration,
@@ -17,10 +17,10 @@ from alerts.ballast_audit import (
     DeclaredPoint,
     audit,
 )
-from alerts.ballast_screening import screen_arrivals, screen_voyage
-from ingest.records import Position, VesselInfo
-from zones.ballast import BallastAssessor
-from zones.model import Zone, ZoneKind
+from vigia.alerts.ballast_screening import screen_arrivals, screen_voyage
+from vigia.ingest.records import Position, VesselInfo
+from vigia.zones.ballast import BallastAssessor
+from vigia.zones.model import Zone, ZoneKind
 
 T0 = 1714521600.0  # 2024-05-01T00:00:00Z
 FOREIGN = 636012345  # Liberia

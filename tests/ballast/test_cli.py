@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.records import iso_utc
-from service.cli import main
+from vigia.ingest.records import iso_utc
+from vigia.service.cli import main
 
 T0 = 1714521600.0
 
@@ -83,8 +83,8 @@ def test_audit_against_the_stored_track(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """--store: the stored AIS track is used and the audit is kept in the store."""
-    from ingest.records import Position
-    from service.store import open_repository
+    from vigia.ingest.records import Position
+    from vigia.service.db.store import open_repository
 
     url = f"sqlite:///{tmp_path / 'v.sqlite'}"
     monkeypatch.setenv("DATABASE_URL", url)

@@ -8,13 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ingest.jsonout import record_to_json
-from ingest.records import Position, StaticData
+from vigia.ingest.jsonout import record_to_json
+from vigia.ingest.records import Position, StaticData
 
 
 def vigia(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", "decode", *args],
+        [sys.executable, "-m", "vigia.service.cli", "decode", *args],
         input=stdin,
         capture_output=True,
         timeout=60,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.counters import IngestCounters
-from ingest.csv_import import read_csv
-from ingest.errors import InputFormatError
-from ingest.records import BaseStation, Position, StaticData
+from vigia.ingest.counters import IngestCounters
+from vigia.ingest.csv_import import read_csv
+from vigia.ingest.errors import InputFormatError
+from vigia.ingest.records import BaseStation, Position, StaticData
 
 
 def ts(*args: int) -> float:

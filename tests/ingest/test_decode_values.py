@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.decoder import Ingestor
-from ingest.records import (
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import (
     AidToNavigation,
     BaseStation,
     Position,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.errors import IngestError
-from ingest.sources import FileSource, Source, TcpSource, UdpSource
+from vigia.ingest.errors import IngestError
+from vigia.ingest.sources import FileSource, Source, TcpSource, UdpSource
 
 
 def test_plain_and_gzip_give_the_same_lines(fixtures: Path, tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingest.decoder import Ingestor
-from ingest.records import AidToNavigation, BaseStation, Position, RawLine, Record
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import AidToNavigation, BaseStation, Position, RawLine, Record
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REAL = [

@@ -6,9 +6,9 @@ import subprocess
 import sys
 import tracemalloc
 
-from ingest.progress import progress
-from ingest.records import StaticData
-from ingest.registry import VesselRegistry
+from vigia.ingest.progress import progress
+from vigia.ingest.records import StaticData
+from vigia.ingest.registry import VesselRegistry
 
 
 def test_parts_a_and_b_merge_and_none_never_erases() -> None:

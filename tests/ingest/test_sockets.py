@@ -12,9 +12,9 @@ import threading
 import time
 from pathlib import Path
 
-from ingest.decoder import Ingestor
-from ingest.records import RawLine
-from ingest.sources import TcpSource, UdpSource
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import RawLine
+from vigia.ingest.sources import TcpSource, UdpSource
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LINES = [

@@ -7,9 +7,9 @@ from operator import xor
 
 import pytest
 
-from ingest.decoder import Ingestor
-from ingest.nmea import TagBlockError, parse_tag_block
-from ingest.records import Position, RawLine, Record, StaticData
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.nmea import TagBlockError, parse_tag_block
+from vigia.ingest.records import Position, RawLine, Record, StaticData
 
 POS = "!AIVDM,1,1,,B,15M67FC000G?ufbE`FepT@3n00Sa,0*5C"  # MMSI 366053209
 # a real two-part type 5 (EVER DIADEM, pyais's test data) and a second one (NORDIC HAMBURG)

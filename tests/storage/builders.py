@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from alerts.lead import EvidencePoint, Lead
-from ingest.records import Position
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.ingest.records import Position
 
 T0 = 1_764_000_000.0  # 2025-11-24, a real month for the partitions
 

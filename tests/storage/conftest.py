@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.db.repository import SqlRepository
-from service.store import open_repository
 from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
 
 
 def migrated(url: str) -> Iterator[SqlRepository]:

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from service.db import positions as pos_sql
-from service.db.repository import SqlRepository
 from tests.storage.builders import pos
 from tests.storage.conftest import migrated
+from vigia.service.db import positions as pos_sql
+from vigia.service.db.repository import SqlRepository
 
 
 @pytest.fixture

@@ -10,13 +10,13 @@ import pytest
 from shapely.geometry import LineString, Point, Polygon, box
 from sqlalchemy import text
 
-from alerts.lead import EvidencePoint
-from ingest.records import VesselInfo
-from service.db.repository import AUDIT_RETENTION_S, SqlRepository
-from service.repository import LeadQuery
-from service.store import StoreConfigError, open_repository
 from tests.storage.builders import T0, lead, pos
-from zones.model import Zone, ZoneKind
+from vigia.alerts.lead import EvidencePoint
+from vigia.ingest.records import VesselInfo
+from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.repository import AUDIT_RETENTION_S, SqlRepository
+from vigia.service.db.store import StoreConfigError, open_repository
+from vigia.zones.model import Zone, ZoneKind
 
 
 def test_vessels_keep_the_newest_static_data(repo: SqlRepository) -> None:
@@ -298,7 +298,7 @@ def test_models_and_migrations_agree(repo: SqlRepository) -> None:
     from alembic.migration import MigrationContext
     from geoalchemy2 import alembic_helpers
 
-    from service.db.models import Base
+    from vigia.service.db.models import Base
 
     with repo.engine.connect() as conn:
         ctx = MigrationContext.configure(

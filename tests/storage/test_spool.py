@@ -17,16 +17,16 @@ from typing import Any
 
 import pytest
 
-from ingest.records import Position, VesselInfo
-from service.db.repository import SqlRepository
-from service.errors import StoreUnavailableError
-from service.repository import LeadQuery
-from service.settings import DatabaseSettings, IngestSettings, spool_path
-from service.spool import Spool, SpoolError
-from service.store import open_repository
-from service.writer import BufferedWriter
 from tests.storage.builders import T0, lead, pos
 from tests.storage.pgcluster import PrivateCluster
+from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
+from vigia.service.errors import StoreUnavailableError
+from vigia.service.runtime.spool import Spool, SpoolError
+from vigia.service.runtime.writer import BufferedWriter
+from vigia.service.settings import DatabaseSettings, IngestSettings, spool_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -246,8 +246,8 @@ def test_a_lead_written_before_older_positions_does_not_mark_them(tmp_path: Path
 CHILD = textwrap.dedent(
     """
     import sys, time
-    from service.store import open_repository
-    from service.writer import BufferedWriter
+    from vigia.service.db.store import open_repository
+    from vigia.service.runtime.writer import BufferedWriter
     from tests.storage.builders import T0, lead, pos
 
     url, spool, until = sys.argv[1], sys.argv[2], sys.argv[4]

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from ingest.records import VesselInfo
-from service.db.repository import SqlRepository
-from service.repository import LeadQuery
-from service.store import open_repository
-from service.writer import BufferedWriter, WriterClosedError
 from tests.storage.builders import T0, lead, pos
 from tests.storage.pgcluster import PrivateCluster
+from vigia.ingest.records import VesselInfo
+from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
+from vigia.service.runtime.writer import BufferedWriter, WriterClosedError
 
 
 def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:

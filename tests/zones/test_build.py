@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zones.catalogue import bundled_zones_dir
+from vigia.zones.catalogue import bundled_zones_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from zones.catalogue import (
+from vigia.zones.catalogue import (
     bundled_zones_dir,
     load_zones,
     parse_feature_collection,
     zone_to_feature,
 )
-from zones.model import ZoneError, ZoneKind
+from vigia.zones.model import ZoneError, ZoneKind
 
 SQUARE = [[[-43.0, -23.0], [-42.9, -23.0], [-42.9, -22.9], [-43.0, -22.9], [-43.0, -23.0]]]
 

@@ -10,9 +10,9 @@ from pyproj import Geod
 from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
-from zones.catalogue import bundled_zones_dir, load_zones, parse_feature_collection
-from zones.evaluate import Hits, ZoneIndex
-from zones.model import Zone, ZoneKind
+from vigia.zones.catalogue import bundled_zones_dir, load_zones, parse_feature_collection
+from vigia.zones.evaluate import Hits, ZoneIndex
+from vigia.zones.model import Zone, ZoneKind
 
 GEOD = Geod(ellps="WGS84")
 

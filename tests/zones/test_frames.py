@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from pyproj import Geod
 
-from zones.frames import BAND_DEG, band_of, frame_for_band
+from vigia.zones.frames import BAND_DEG, band_of, frame_for_band
 
 GEOD = Geod(ellps="WGS84")
 

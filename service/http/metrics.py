@@ -7,30 +7,14 @@ are never counted twice and two apps in one process (tests) never collide.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from vigia.service.runtime.snapshot import IngestSnapshot
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-
-
-@dataclass(slots=True)
-class IngestSnapshot:
-    """What the worker has done so far (cumulative counts) and how far behind it is."""
-
-    sentences_by_result: dict[str, int] = field(default_factory=dict)
-    decode_errors_by_reason: dict[str, int] = field(default_factory=dict)
-    positions_stored: int = 0
-    positions_dropped: int = 0
-    store_connected: bool = True
-    vessels_stored: int = 0
-    leads_by_rule: dict[str, int] = field(default_factory=dict)
-    ingest_lag_s: float | None = None
-    last_message_age_s: float | None = None
-    buffered: int = 0
-    running: bool = False
 
 
 class _SnapshotCollector(Collector):

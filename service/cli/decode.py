@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ingest.counters import IngestCounters
-from ingest.csv_import import read_csv
-from ingest.decoder import Ingestor
-from ingest.errors import IngestError
-from ingest.jsonout import record_to_json
-from ingest.progress import progress
-from ingest.records import Record
-from ingest.sources import FileSource
+from vigia.ingest.counters import IngestCounters
+from vigia.ingest.csv_import import read_csv
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.errors import IngestError
+from vigia.ingest.jsonout import record_to_json
+from vigia.ingest.progress import progress
+from vigia.ingest.records import Record
+from vigia.ingest.sources import FileSource
 
 
 def register(sub: Any) -> None:

@@ -32,8 +32,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from ingest.errors import VigiaError
-from ingest.records import Position
+from vigia.ingest.errors import VigiaError
+from vigia.ingest.records import Position
 
 log = logging.getLogger(__name__)
 

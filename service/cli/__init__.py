@@ -7,15 +7,15 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from ingest.errors import VigiaError
+from vigia.ingest.errors import VigiaError
 
 # each module exposes register(subparsers) and sets a ``func`` default returning an exit code
 _COMMAND_MODULES = (
-    "service.cmd_decode",
-    "service.cmd_replay",
-    "service.cmd_ballast",
-    "service.cmd_serve",
-    "service.cmd_apikey",
+    "vigia.service.cli.decode",
+    "vigia.service.cli.replay",
+    "vigia.service.cli.ballast",
+    "vigia.service.cli.serve",
+    "vigia.service.cli.apikey",
 )
 
 
@@ -42,7 +42,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

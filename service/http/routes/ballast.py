@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from alerts.ballast_audit import (
+from vigia.alerts.ballast_audit import (
     MAX_VOLUME_M3,
     AuditConfig,
     Declaration,
@@ -19,14 +19,14 @@ from alerts.ballast_audit import (
     DeclaredPoint,
     audit,
 )
-from alerts.ballast_screening import screen_arrivals, screen_voyage
-from ingest.records import Position
-from service.api.params import GeoJSONResponse, parse_time
-from service.deps import get_repository, require_role
-from service.errors import NotFoundError, RequestInvalidError
-from service.repository import Repository
-from zones.ballast import BallastAssessor, get_assessor
-from zones.ballast_grid import lines_for
+from vigia.alerts.ballast_screening import screen_arrivals, screen_voyage
+from vigia.ingest.records import Position
+from vigia.service.db.protocol import Repository
+from vigia.service.errors import NotFoundError, RequestInvalidError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.routes.params import GeoJSONResponse, parse_time
+from vigia.zones.ballast import BallastAssessor, get_assessor
+from vigia.zones.ballast_grid import lines_for
 
 router = APIRouter(tags=["ballast"])
 DAY = 86_400.0

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.errors import VigiaError
-from service.db.engine import make_engine
-from service.db.repository import SqlRepository
-from service.repository import Repository
+from vigia.ingest.errors import VigiaError
+from vigia.service.db.engine import make_engine
+from vigia.service.db.protocol import Repository
+from vigia.service.db.repository import SqlRepository
 
 
 class StoreConfigError(VigiaError):

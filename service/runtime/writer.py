@@ -28,12 +28,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from alerts.lead import Lead
-from ingest.errors import VigiaError
-from ingest.records import Position, VesselInfo
-from service.errors import StoreUnavailableError
-from service.repository import Repository
-from service.spool import Spool, SpoolError
+from vigia.alerts.lead import Lead
+from vigia.ingest.errors import VigiaError
+from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db.protocol import Repository
+from vigia.service.errors import StoreUnavailableError
+from vigia.service.runtime.spool import Spool, SpoolError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -12,15 +12,15 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from alerts.episodes import EpisodeConfig
-from alerts.lead import Lead
-from alerts.pipeline import LeadPipeline
-from ingest.decoder import Ingestor
-from ingest.errors import IngestError
-from ingest.progress import progress
-from ingest.sources import FileSource
-from zones.catalogue import bundled_zones_dir, load_zones
-from zones.evaluate import ZoneIndex
+from vigia.alerts.episodes import EpisodeConfig
+from vigia.alerts.lead import Lead
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.errors import IngestError
+from vigia.ingest.progress import progress
+from vigia.ingest.sources import FileSource
+from vigia.zones.catalogue import bundled_zones_dir, load_zones
+from vigia.zones.evaluate import ZoneIndex
 
 T = TypeVar("T")
 BATCH = 5000

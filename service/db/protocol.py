@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from alerts.lead import Lead
-from ingest.records import Position, VesselInfo
-from zones.model import Zone
+from vigia.alerts.lead import Lead
+from vigia.ingest.records import Position, VesselInfo
+from vigia.zones.model import Zone
 
 BBox = tuple[float, float, float, float]  # min lon, min lat, max lon, max lat
 

@@ -11,7 +11,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
-from service.api.params import (
+from vigia.service.db.protocol import Repository
+from vigia.service.errors import NotFoundError, PayloadTooLargeError, RequestInvalidError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
+from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
     GeoJSONResponse,
@@ -21,13 +25,9 @@ from service.api.params import (
     parse_bbox,
     parse_interval,
 )
-from service.deps import get_repository, require_role
-from service.errors import NotFoundError, PayloadTooLargeError, RequestInvalidError
-from service.problems import PROBLEM_MEDIA_TYPE, problem_responses
-from service.repository import Repository
-from service.settings import Settings
-from zones.catalogue import parse_feature_collection, zone_to_feature
-from zones.model import Zone
+from vigia.service.settings import Settings
+from vigia.zones.catalogue import parse_feature_collection, zone_to_feature
+from vigia.zones.model import Zone
 
 router = APIRouter(tags=["zones"], dependencies=[Depends(require_role("viewer"))])
 admin = [Depends(require_role("admin"))]

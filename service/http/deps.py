@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from fastapi import Header, Request
 
-from service.errors import AuthenticationError, PermissionDeniedError
-from service.repository import ApiKeyRecord, Repository
+from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.errors import AuthenticationError, PermissionDeniedError
 
 ROLES: dict[str, int] = {"viewer": 1, "inspector": 2, "admin": 3}
 

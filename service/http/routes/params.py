@@ -9,9 +9,9 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from service.errors import RequestInvalidError
-from service.repository import BBox
-from service.settings import Settings
+from vigia.service.db.protocol import BBox
+from vigia.service.errors import RequestInvalidError
+from vigia.service.settings import Settings
 
 GEOJSON_MEDIA_TYPE = "application/geo+json"
 BBOX_DESCRIPTION = (

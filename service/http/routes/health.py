@@ -7,13 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 
-from service.api.params import get_settings
-from service.deps import get_repository, require_role
-from service.errors import StoreUnavailableError
-from service.metrics import CONTENT_TYPE, ServiceMetrics
-from service.problems import problem_responses
-from service.repository import Repository
-from service.settings import Settings
+from vigia.service.db.protocol import Repository
+from vigia.service.errors import StoreUnavailableError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.metrics import CONTENT_TYPE, ServiceMetrics
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.params import get_settings
+from vigia.service.settings import Settings
 
 router = APIRouter(tags=["health"])
 

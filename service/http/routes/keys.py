@@ -9,11 +9,11 @@ from fastapi import APIRouter, Body, Depends, Path
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from ingest.records import iso_utc
-from service.deps import get_repository, hash_key, require_role
-from service.errors import NotFoundError, RequestInvalidError
-from service.problems import problem_responses
-from service.repository import ApiKeyRecord, Repository
+from vigia.ingest.records import iso_utc
+from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.errors import NotFoundError, RequestInvalidError
+from vigia.service.http.deps import get_repository, hash_key, require_role
+from vigia.service.http.problems import problem_responses
 
 router = APIRouter(tags=["keys"], dependencies=[Depends(require_role("admin"))])
 

@@ -19,15 +19,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from alerts.lead import Lead
-from alerts.pipeline import LeadPipeline
-from ingest.counters import BAD_REASONS
-from ingest.records import Position, RawLine, StaticData, VesselInfo
-from service.metrics import IngestSnapshot
-from service.repository import Repository
-from service.settings import IngestSettings
-from zones.evaluate import ZoneIndex
-from zones.model import Zone
+from vigia.alerts.lead import Lead
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.counters import BAD_REASONS
+from vigia.ingest.records import Position, RawLine, StaticData, VesselInfo
+from vigia.service.db.protocol import Repository
+from vigia.service.runtime.snapshot import IngestSnapshot
+from vigia.service.settings import IngestSettings
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.worker")
 _BATCH = 2_000
@@ -56,7 +56,7 @@ class LineSource(Protocol):
 
 def sources_from_settings(settings: IngestSettings, stop: threading.Event) -> list[LineSource]:
     """The sources the settings name: TCP feeds, UDP ports and files to replay."""
-    from ingest.sources import FileSource, TcpSource, UdpSource
+    from vigia.ingest.sources import FileSource, TcpSource, UdpSource
 
     out: list[LineSource] = []
     for feed in settings.tcp_feeds:
@@ -90,9 +90,9 @@ class IngestWorker:
         clock: Callable[[], float] = time.time,
         spool_dir: str | Path | None = None,
     ) -> None:
-        from ingest.decoder import Ingestor
-        from ingest.registry import VesselRegistry
-        from service.writer import BufferedWriter
+        from vigia.ingest.decoder import Ingestor
+        from vigia.ingest.registry import VesselRegistry
+        from vigia.service.runtime.writer import BufferedWriter
 
         self._repo = repo
         self._settings = settings

@@ -15,9 +15,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ingest.errors import VigiaError
-from service.errors import status_for
-from zones.model import ZoneError
+from vigia.ingest.errors import VigiaError
+from vigia.service.errors import status_for
+from vigia.zones.model import ZoneError
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 PROBLEM_BASE = "urn:vigia:problem:"

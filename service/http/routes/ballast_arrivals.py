@@ -8,14 +8,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from alerts.ballast_screening import PORT_KINDS, screen_arrivals_between
-from ingest.records import flag_mid, iso_utc
-from service.api.ballast import DAY, Ballast, Repo
-from service.api.params import TIME_DESCRIPTION, parse_time
-from service.deps import require_role
-from service.errors import RequestInvalidError
-from service.repository import Repository
-from zones.ballast import BallastAssessor
+from vigia.alerts.ballast_screening import PORT_KINDS, screen_arrivals_between
+from vigia.ingest.records import flag_mid, iso_utc
+from vigia.service.db.protocol import Repository
+from vigia.service.errors import RequestInvalidError
+from vigia.service.http.deps import require_role
+from vigia.service.http.routes.ballast import DAY, Ballast, Repo
+from vigia.service.http.routes.params import TIME_DESCRIPTION, parse_time
+from vigia.zones.ballast import BallastAssessor
 
 router = APIRouter(tags=["ballast"])
 

@@ -15,14 +15,14 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from service.api import include_routers
-from service.deps import hash_key
-from service.metrics import ServiceMetrics
-from service.problems import document_problems, install_problem_handlers
-from service.repository import Repository
-from service.settings import Settings, spool_path
-from service.worker import IngestWorker
-from zones.model import Zone
+from vigia.service.db.protocol import Repository
+from vigia.service.http.deps import hash_key
+from vigia.service.http.metrics import ServiceMetrics
+from vigia.service.http.problems import document_problems, install_problem_handlers
+from vigia.service.http.routes import include_routers
+from vigia.service.runtime.worker import IngestWorker
+from vigia.service.settings import Settings, spool_path
+from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.service")
 _ALL = 10_000_000
@@ -47,7 +47,7 @@ def load_bundled_zones(repo: Repository, settings: Settings) -> int:
     """Load the bundled (or configured) zone folder into an empty store; returns how many."""
     if not settings.zones.load_bundled or repo.count_zones() > 0:
         return 0
-    from zones.catalogue import bundled_zones_dir, load_zones
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
 
     folder = settings.zones.zones_dir or str(bundled_zones_dir())
     try:
@@ -88,7 +88,7 @@ class Runtime:
     ) -> Runtime:
         """Open the store (unless given one), migrate it, load bundled zones, start the worker."""
         if repository is None:
-            from service.store import open_repository
+            from vigia.service.db.store import open_repository
 
             db = settings.database
             repo = open_repository(db.url, sqlite_path=db.sqlite_path)

@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Any
 
-from service.settings import Settings
+from vigia.service.settings import Settings
 
 
 def register(sub: Any) -> None:
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 
 def _run_worker_only(settings: Settings) -> int:
-    from service.app import Runtime
+    from vigia.service.http.app import Runtime
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from service.app import create_app
+    from vigia.service.http.app import create_app
 
     uvicorn.run(
         create_app(settings),

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ingest.errors import InputFormatError
+from vigia.ingest.errors import InputFormatError
 
 
 def register(sub: Any) -> None:
@@ -75,7 +75,7 @@ def read_points(path: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
 
 
 def _assess(args: argparse.Namespace) -> int:
-    from zones.ballast import get_assessor
+    from vigia.zones.ballast import get_assessor
 
     lons, lats = read_points(args.file)
     assessor = get_assessor(args.land, args.depth)
@@ -86,8 +86,8 @@ def _assess(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from service.api.ballast import AuditRequest, BallastSettings, run_audit
-    from zones.ballast import get_assessor
+    from vigia.service.http.routes.ballast import AuditRequest, BallastSettings, run_audit
+    from vigia.zones.ballast import get_assessor
 
     try:
         req = AuditRequest.model_validate_json(_read(args.file))
@@ -98,8 +98,8 @@ def _audit(args: argparse.Namespace) -> int:
     settings = BallastSettings()
     assessor = get_assessor(args.land or settings.land, args.depth or settings.depth)
     if args.store:
-        from service.settings import DatabaseSettings
-        from service.store import open_repository
+        from vigia.service.db.store import open_repository
+        from vigia.service.settings import DatabaseSettings
 
         db = DatabaseSettings()
         repo = open_repository(db.url, sqlite_path=db.sqlite_path)
@@ -109,8 +109,8 @@ def _audit(args: argparse.Namespace) -> int:
         finally:
             repo.close()
     else:
-        from alerts.ballast_audit import AuditConfig, audit
-        from service.api.ballast import declaration_of, track_of
+        from vigia.alerts.ballast_audit import AuditConfig, audit
+        from vigia.service.http.routes.ballast import declaration_of, track_of
 
         cfg = AuditConfig(
             settings.pump_rate_m3_h, settings.match_distance_nm, settings.match_time_s

@@ -6,8 +6,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc
-from service.api.params import (
+from vigia.ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc
+from vigia.service.db.protocol import Repository
+from vigia.service.errors import NotFoundError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
     TIME_DESCRIPTION,
@@ -19,11 +23,7 @@ from service.api.params import (
     parse_bbox,
     parse_time,
 )
-from service.deps import get_repository, require_role
-from service.errors import NotFoundError
-from service.problems import problem_responses
-from service.repository import Repository
-from service.settings import Settings
+from vigia.service.settings import Settings
 
 router = APIRouter(tags=["vessels"], dependencies=[Depends(require_role("viewer"))])
 

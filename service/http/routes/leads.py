@@ -8,10 +8,14 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from alerts.lead import Lead
-from alerts.rules import CITATIONS
-from ingest.records import iso_utc
-from service.api.params import (
+from vigia.alerts.lead import Lead
+from vigia.alerts.rules import CITATIONS
+from vigia.ingest.records import iso_utc
+from vigia.service.db.protocol import LeadQuery, Repository
+from vigia.service.errors import NotFoundError, RequestInvalidError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
     TIME_DESCRIPTION,
@@ -23,11 +27,7 @@ from service.api.params import (
     parse_bbox,
     parse_time,
 )
-from service.deps import get_repository, require_role
-from service.errors import NotFoundError, RequestInvalidError
-from service.problems import problem_responses
-from service.repository import LeadQuery, Repository
-from service.settings import Settings
+from vigia.service.settings import Settings
 
 router = APIRouter(tags=["leads"], dependencies=[Depends(require_role("viewer"))])
 

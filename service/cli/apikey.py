@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from service.deps import ROLES, hash_key
-from service.settings import Settings
+from vigia.service.http.deps import ROLES, hash_key
+from vigia.service.settings import Settings
 
 
 def register(sub: Any) -> None:
@@ -21,8 +21,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Create a key in the configured store and print it."""
-    from service.app import new_api_key
-    from service.store import open_repository
+    from vigia.service.db.store import open_repository
+    from vigia.service.http.app import new_api_key
 
     settings = Settings.load()
     repo = open_repository(settings.database.url, sqlite_path=settings.database.sqlite_path)

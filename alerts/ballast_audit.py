@@ -10,7 +10,6 @@ and which were taken on trust from the declaration.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,9 +19,10 @@ import numpy as np
 from pyproj import Geod
 
 from vigia.alerts.ballast_screening import AssessedTrack, WaterWindow, assess_track
-from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.errors import InputFormatError
 from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
+from vigia.ingest.units import M_PER_NM
 from vigia.zones.ballast import ZONES, BallastAssessor
 
 CITATION_A = "NORMAM-20/DPC 2.3.1 a)"
@@ -202,7 +202,7 @@ def _match(at: AssessedTrack, p: DeclaredPoint, cfg: AuditConfig) -> dict[str, A
         lon, lat = float(at.lon[k]), float(at.lat[k])
         how = f"nearest fix, {abs(at.t[k] - p.t) / 60:.0f} min from the declared time"
     _, _, metres = _GEOD.inv(lon, lat, p.lon, p.lat)
-    off = float(metres) / 1852.0
+    off = float(metres) / M_PER_NM
     ok = off <= cfg.match_distance_nm
     res = {"matched": ok, "ais_lon": lon, "ais_lat": lat, "offset_nm": round(off, 2), "how": how}
     if not ok:
@@ -239,41 +239,38 @@ def needed_hours(ex: DeclaredExchange, cfg: AuditConfig) -> tuple[float, str]:
 def _lead(
     rule: str, decl: Declaration, ex: DeclaredExchange, seg: dict[str, Any], vessel: dict[str, Any]
 ) -> Lead:
-    key = f"{rule}|{decl.mmsi}|{ex.start.t}|{ex.end.t}|{ex.start.lat:.5f}|{ex.start.lon:.5f}"
     worst = seg["worst"]
     ev: list[EvidencePoint] = seg["evidence"]
     sogs = [e.sog for e in ev if e.sog is not None]
-    return Lead(
-        id="L-" + hashlib.sha1(key.encode()).hexdigest()[:16],
+    key = EvidencePoint(
+        seg["worst_t"],
+        worst["lon"],
+        worst["lat"],
+        None,
+        None,
+        None,
+        worst["distance_to_land_nm"] * M_PER_NM,
+    )
+    return build_lead(
         mmsi=decl.mmsi,
         rule=rule,
-        citation=CITATION_A if rule == "BW-EXCH-200" else CITATION_B,
-        zone_id=None,
-        zone_kind=None,
+        zone=None,
         started_at=ex.start.t,
         ended_at=ex.end.t,
-        min_distance_m=worst["distance_to_land_nm"] * 1852.0,
-        max_sog_kn=max(sogs) if sogs else None,
-        closest_lon=worst["lon"],
-        closest_lat=worst["lat"],
-        closest_t=seg["worst_t"],
-        evidence=ev,
+        key_point=key,
+        points=ev,
+        cap=MAX_EVIDENCE,
         vessel=vessel,
+        max_sog_kn=max(sogs) if sogs else None,
         details={"exchange": seg["summary"], "basemap": seg["basemap"]},
     )
 
 
-def _evidence(at: AssessedTrack, lo: float, hi: float, worst: int | None) -> list[EvidencePoint]:
-    idx = np.flatnonzero((at.t >= lo) & (at.t <= hi))
-    if len(idx) > MAX_EVIDENCE:
-        keep = set(np.linspace(0, len(idx) - 1, MAX_EVIDENCE - 1).astype(int).tolist())
-        idx = np.array(
-            sorted({int(idx[k]) for k in keep} | ({worst} if worst is not None else set()))
-        )
+def _evidence(at: AssessedTrack, lo: float, hi: float) -> list[EvidencePoint]:
     out = []
-    for i in idx:
+    for i in np.flatnonzero((at.t >= lo) & (at.t <= hi)):
         p = at.positions[int(i)]
-        d = float(at.distance_nm[i]) * 1852.0
+        d = float(at.distance_nm[i]) * M_PER_NM
         out.append(
             EvidencePoint(p.t, float(at.lon[i]), float(at.lat[i]), p.sog, p.cog, p.nav_status, d)
         )
@@ -367,7 +364,7 @@ def audit_exchange(
         "worst": figs[w],
         "worst_t": float(ts[w]),
         "basemap": assessor.basemap.names,
-        "evidence": _evidence(at, ex.start.t - margin, ex.end.t + margin, None),
+        "evidence": _evidence(at, ex.start.t - margin, ex.end.t + margin),
     }
 
 
@@ -383,9 +380,7 @@ def audit(
     at = assess_track(track, assessor)
     appl = applicability(decl, vessel, at)
     a_ws = at.a_windows(cfg.max_gap_s)
-    vjson: dict[str, Any] = {"flag_mid": flag_mid(decl.mmsi)}
-    if vessel is not None:
-        vjson.update(name=vessel.name, ship_type=vessel.ship_type, length_m=vessel.length_m)
+    vjson = vessel_json(decl.mmsi, vessel)
     exchanges, leads = [], []
     for k, ex in enumerate(decl.exchanges):
         seg = audit_exchange(k, ex, at, a_ws, assessor, cfg)

@@ -17,12 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vigia.alerts.episodes import Episode, EpisodeConfig, lead_id, thin
-from vigia.alerts.lead import EvidencePoint, Lead
-from vigia.alerts.rules import citation
+from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, device_class
 from vigia.zones.evaluate import ZoneIndex
-from vigia.zones.model import ZoneKind
 
 RULE = "SAR-DISTRESS"
 NAV_SART_TEST = 15
@@ -100,9 +98,7 @@ class DistressTracker:
         for i, z, d in zip(
             hits.pos.tolist(), hits.zone.tolist(), hits.distance_m.tolist(), strict=True
         ):
-            zone = zones[z]
-            if zone.kind is ZoneKind.JURISDICTION and d <= 0.0 and zone.authority:
-                out[i] = zone.authority
+            out[i] = zones[z].authority_at(d) or out[i]
         return out
 
     def _lead(
@@ -115,26 +111,20 @@ class DistressTracker:
     ) -> Lead:
         assert ep.first is not None and ep.last is not None and ep.closest is not None
         seen = {id(e): e for e in (ep.first, *ep.samples, ep.last)}
-        points = sorted(seen.values(), key=lambda e: e.t)
         raw = list(first_raw) + [s for s in ep.closest_raw if s not in first_raw]
-        return Lead(
-            id=lead_id(ep.mmsi, RULE, None, ep.started_at),
+        return build_lead(
             mmsi=ep.mmsi,
             rule=RULE,
-            citation=citation(RULE),
-            zone_id=None,
-            zone_kind=None,
+            zone=None,
             started_at=ep.started_at,
             ended_at=ep.last.t if closed else None,
-            min_distance_m=0.0,
-            max_sog_kn=ep.max_sog,
-            closest_lon=ep.closest.lon,
-            closest_lat=ep.closest.lat,
-            closest_t=ep.closest.t,
-            evidence=thin(points, ep.last, self.config.max_evidence),
-            raw_sentences=raw,
+            key_point=ep.closest,
+            points=sorted(seen.values(), key=lambda e: e.t),
+            cap=self.config.max_evidence,
             # beacons send no static data; a MOB/EPIRB's vessel is not known from AIS
-            vessel={"name": None, "ship_type": None, "length_m": None, "flag_mid": None},
+            vessel=vessel_json(None, None),
+            max_sog_kn=ep.max_sog,
+            raw_sentences=raw,
             authority=ep.authority,
             details={"device": device, "positions": ep.count},
         )

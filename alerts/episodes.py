@@ -7,13 +7,11 @@ in a channel for a week costs the same memory as one crossing it for a minute.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
-from typing import Any
 
-from vigia.alerts.lead import EvidencePoint, Lead
-from vigia.alerts.rules import ApproachPolicy, citation
-from vigia.ingest.records import VesselInfo, flag_mid
+from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
+from vigia.alerts.rules import ApproachPolicy
+from vigia.ingest.records import VesselInfo
 from vigia.zones.model import Zone
 
 
@@ -40,30 +38,6 @@ class EpisodeConfig:
     # vessels silent this long with nothing open are forgotten
     forget_after_s: float = 3600.0
     approach: ApproachPolicy = field(default_factory=ApproachPolicy)
-
-
-def lead_id(mmsi: int, rule: str, zone_id: str | None, started_at: float) -> str:
-    """Stable lead id: the same vessel, rule, zone and start always give the same id."""
-    key = f"{mmsi}|{rule}|{zone_id or ''}|{started_at:.3f}"
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-
-def thin(points: list[EvidencePoint], keep: EvidencePoint, cap: int) -> list[EvidencePoint]:
-    """At most ``cap`` points evenly spread over ``points`` (time-ordered), keeping the
-    first, the last and ``keep``."""
-    if len(points) <= cap:
-        return points
-    cap = max(cap, 3)
-    n = len(points)
-    step = (n - 1) / (cap - 1)
-    picked = {round(i * step) for i in range(cap)}
-    out = [points[i] for i in sorted(picked)]
-    if keep not in out:
-        # make room for the closest point by dropping the sample nearest to it in time
-        j = min(range(1, len(out) - 1), key=lambda i: abs(out[i].t - keep.t))
-        out[j] = keep
-        out.sort(key=lambda e: e.t)
-    return out
 
 
 class Episode:
@@ -134,32 +108,19 @@ class Episode:
         """The lead for this episode, closed (``ended_at`` set) or still open."""
         assert self.first is not None and self.last is not None and self.closest is not None
         seen = {id(p): p for p in (self.first, *self.samples, self.closest, self.last)}
-        points = sorted(seen.values(), key=lambda e: e.t)
-        vessel: dict[str, Any] = {
-            "name": info.name if info else None,
-            "ship_type": info.ship_type if info else None,
-            "length_m": info.length_m if info else None,
-            "flag_mid": flag_mid(self.mmsi),
-        }
-        return Lead(
-            id=lead_id(self.mmsi, self.rule, zone.id, self.started_at),
+        return build_lead(
             mmsi=self.mmsi,
             rule=self.rule,
-            citation=citation(self.rule),
-            zone_id=zone.id,
-            zone_kind=str(zone.kind),
+            zone=zone,
             started_at=self.started_at,
             ended_at=self.last.t if closed else None,
-            min_distance_m=self.closest.distance_m or 0.0,
+            key_point=self.closest,
+            points=sorted(seen.values(), key=lambda e: e.t),
+            cap=cap,
+            vessel=vessel_json(self.mmsi, info),
             max_sog_kn=self.max_sog,
-            closest_lon=self.closest.lon,
-            closest_lat=self.closest.lat,
-            closest_t=self.closest.t,
-            evidence=thin(points, self.closest, cap),
-            raw_sentences=list(self.closest_raw),
-            vessel=vessel,
+            raw_sentences=self.closest_raw,
             authority=self.authority,
-            zone_version=zone.version,
             details={
                 "zone_name": zone.name,
                 "rule_distance_m": self.threshold_m,

@@ -1,11 +1,19 @@
-"""The lead: one episode of one vessel breaking one rule (CONTRACT section 3)."""
+"""The lead: one episode of one vessel breaking one rule (docs/contract.md, section 3).
+
+Every lead is built here, by :func:`build_lead`, whatever raised it (a zone episode, a
+distress beacon, a ballast audit): one id scheme, one vessel mapping, one evidence thinning.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vigia.ingest.records import iso_utc
+from vigia.alerts.rules import citation
+from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
+from vigia.zones.model import Zone
 
 
 @dataclass(slots=True, frozen=True)
@@ -84,3 +92,83 @@ class Lead:
             "status": self.status,
             "details": self.details,
         }
+
+
+def lead_id(mmsi: int, rule: str, zone_id: str | None, started_at: float) -> str:
+    """Stable lead id: the same vessel, rule, zone (none for distress and ballast leads)
+    and start always give the same id, so a replay upserts instead of duplicating."""
+    key = f"{mmsi}|{rule}|{zone_id or ''}|{started_at:.3f}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def thin(
+    points: Sequence[EvidencePoint], keep: EvidencePoint | None, cap: int
+) -> list[EvidencePoint]:
+    """At most ``cap`` points evenly spread over ``points`` (time-ordered), keeping the
+    first, the last and ``keep`` (the point the lead is about)."""
+    if len(points) <= cap:
+        return list(points)
+    cap = max(cap, 3)
+    n = len(points)
+    step = (n - 1) / (cap - 1)
+    picked = {round(i * step) for i in range(cap)}
+    out = [points[i] for i in sorted(picked)]
+    if keep is not None and keep not in out:
+        # make room for the key point by dropping the sample nearest to it in time
+        j = min(range(1, len(out) - 1), key=lambda i: abs(out[i].t - keep.t))
+        out[j] = keep
+        out.sort(key=lambda e: e.t)
+    return out
+
+
+def vessel_json(mmsi: int | None, info: VesselInfo | None) -> dict[str, Any]:
+    """The lead's ``vessel`` object from what the registry knows (nulls where unknown)."""
+    return {
+        "name": info.name if info else None,
+        "ship_type": info.ship_type if info else None,
+        "length_m": info.length_m if info else None,
+        "flag_mid": flag_mid(mmsi) if mmsi is not None else None,
+    }
+
+
+def build_lead(
+    *,
+    mmsi: int,
+    rule: str,
+    zone: Zone | None,
+    started_at: float,
+    ended_at: float | None,
+    key_point: EvidencePoint,
+    points: Sequence[EvidencePoint],
+    cap: int,
+    vessel: dict[str, Any],
+    max_sog_kn: float | None,
+    raw_sentences: Sequence[str] = (),
+    authority: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> Lead:
+    """The one way to make a lead. ``key_point`` is the position the lead is about (the
+    closest approach, a beacon's latest fix, an exchange's worst point); its distance is
+    the lead's ``min_distance_m``. ``points`` (time-ordered) are thinned to ``cap``."""
+    return Lead(
+        id=lead_id(mmsi, rule, zone.id if zone else None, started_at),
+        mmsi=mmsi,
+        rule=rule,
+        citation=citation(rule),
+        zone_id=zone.id if zone else None,
+        zone_kind=str(zone.kind) if zone else None,
+        started_at=started_at,
+        ended_at=ended_at,
+        min_distance_m=key_point.distance_m or 0.0,
+        max_sog_kn=max_sog_kn,
+        closest_lon=key_point.lon,
+        closest_lat=key_point.lat,
+        closest_t=key_point.t,
+        # a key point that is no fix (a declared position) is not slipped into the evidence
+        evidence=thin(points, key_point if key_point in points else None, cap),
+        raw_sentences=list(raw_sentences),
+        vessel=vessel,
+        authority=authority,
+        zone_version=zone.version if zone else None,
+        details=details or {},
+    )

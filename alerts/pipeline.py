@@ -286,9 +286,7 @@ class LeadPipeline:
         )
         authority = None
         for z, d in hits:
-            zone = self._zones[z]
-            if zone.kind is ZoneKind.JURISDICTION and d <= 0.0 and zone.authority:
-                authority = zone.authority
+            authority = self._zones[z].authority_at(d) or authority
         in_band: set[int] = set()
         for z, d in hits:
             zone = self._zones[z]

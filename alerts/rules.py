@@ -24,6 +24,8 @@ CITATIONS: dict[str, str] = {
     "SEC-PLATFORM": "NORMAM-07/DPC 0212 f)",
     "SEC-NOTICE": "NORMAM-07/DPC 0212 g)",
     "SAR-DISTRESS": "NORMAM-07/DPC 0213 c)",
+    "BW-EXCH-200": "NORMAM-20/DPC 2.3.1 a)",
+    "BW-EXCH-50": "NORMAM-20/DPC 2.3.1 b)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

@@ -66,6 +66,13 @@ class Zone:
     version: int = 1
     properties: dict[str, Any] = field(default_factory=dict)
 
+    def authority_at(self, distance_m: float) -> str | None:
+        """The Capitania a position at ``distance_m`` from this zone falls under: only a
+        jurisdiction polygon the position lies inside routes it (PROC-AUTHORITY)."""
+        if self.kind is ZoneKind.JURISDICTION and distance_m <= 0.0:
+            return self.authority
+        return None
+
     def in_force(self, t: float) -> bool:
         """Whether the zone applies at Unix time ``t`` (validity window, if any)."""
         if self.valid_from is not None and t < self.valid_from.timestamp():

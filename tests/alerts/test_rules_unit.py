@@ -8,7 +8,8 @@ from pathlib import Path
 from scenario_kit import T0, aisgen, feature, index_from, square, to_positions
 from shapely.geometry import Point
 
-from vigia.alerts.episodes import EpisodeConfig, lead_id, thin
+from vigia.alerts.episodes import EpisodeConfig
+from vigia.alerts.lead import lead_id, thin
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.alerts.rules import Approach, ApproachPolicy, VesselMoment, approach_ok, is_sailing

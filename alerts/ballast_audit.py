@@ -1,5 +1,9 @@
 """Audits of declared ballast-water exchanges against AIS (NORMAM-20 2.1 and 2.3.1).
 
+The declaration and its validation live in :mod:`ballast_declaration`, applicability in
+:mod:`ballast_applicability`; this module judges each exchange (:class:`ExchangeVerdict`)
+and assembles the audit document. The clock is the caller's (``now``).
+
 For each declared exchange: whether the AIS track puts the ship at the declared
 positions at the declared times, the distance to land and depth at start, end and the
 worst point between, and the verdict. An exchange done under b) counts as a fallback only
@@ -10,77 +14,26 @@ and which were taken on trust from the declaration.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pyproj import Geod
 
+from vigia.alerts.ballast_applicability import AJB_BOX, applicability
+from vigia.alerts.ballast_declaration import Declaration, DeclaredExchange, DeclaredPoint
 from vigia.alerts.ballast_screening import AssessedTrack, WaterWindow, assess_track
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
-from vigia.ingest.errors import InputFormatError
-from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
+from vigia.ingest.records import Position, VesselInfo, iso_utc
 from vigia.ingest.units import M_PER_NM
 from vigia.zones.ballast import ZONES, BallastAssessor
 
-CITATION_A = "NORMAM-20/DPC 2.3.1 a)"
-CITATION_B = "NORMAM-20/DPC 2.3.1 b)"
 RETENTION = "kept at least five years (BW-RECORD, NORMAM-20/DPC 2.2.1.3 b)"
-# Brazilian jurisdictional waters, approximated as within 200 nm of land inside this box
-AJB_BOX = (-53.5, -35.8, -25.0, 7.6)
 # pumped volumes per declared volume: D-1 flow-through and dilution pump three volumes
 METHOD_FACTOR = {"sequential": 2.0, "flow-through": 3.0, "flow_through": 3.0, "dilution": 3.0}
 MAX_EVIDENCE = 100
 _GEOD = Geod(ellps="WGS84")
-
-
-class AuditInputError(InputFormatError):
-    """A declaration that cannot be audited (e.g. an exchange ending before it starts)."""
-
-    code = "invalid-declaration"
-
-
-# far above any ship's ballast capacity (a VLCC carries about 100,000 m3): larger is a typo
-MAX_VOLUME_M3 = 1_000_000.0
-
-
-@dataclass(frozen=True, slots=True)
-class DeclaredPoint:
-    """A declared time (Unix s) and position."""
-
-    t: float
-    lat: float
-    lon: float
-
-
-@dataclass(frozen=True, slots=True)
-class DeclaredExchange:
-    """One exchange as the ship declared it."""
-
-    start: DeclaredPoint
-    end: DeclaredPoint
-    volume_m3: float | None = None
-    method: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """A ship's ballast declaration: its exchanges and what it claims about itself."""
-
-    mmsi: int
-    exchanges: tuple[DeclaredExchange, ...]
-    state_ship: bool = False  # 2.1.1 a) state ship in non-commercial service
-    ballast_capacity_m3: float | None = None  # for 2.1.1 b)
-    sealed_tanks: bool = False  # 2.1.1 c)
-    no_ballast_tanks: bool = False  # 2.1.1 c)
-    only_ajb: bool = False  # 2.1.1 d) as claimed
-    ait: bool = False  # 2.1.3 a) foreign ship with a temporary registration (AIT)
-    certificate_number: str | None = None  # 2.1.3.1 exemption certificate
-    certificate_valid_until: float | None = None
-    installed_platform: bool = False  # 2.1.3.2 b)
-    declared_exceptions: tuple[str, ...] = ()  # BW-EXCEPT: recorded, not judged
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,89 +52,6 @@ class AuditResult:
 
     document: dict[str, Any]
     leads: list[Lead] = field(default_factory=list)
-
-
-def _exempt(code: str, cite: str, basis: str, reason: str) -> dict[str, str]:
-    return {"code": code, "citation": f"NORMAM-20/DPC {cite}", "basis": basis, "reason": reason}
-
-
-def in_ajb(at: AssessedTrack) -> np.ndarray[Any, np.dtype[np.bool_]]:
-    """Whether each fix is in Brazilian jurisdictional waters (approximation, see AJB_BOX)."""
-    x0, y0, x1, y1 = AJB_BOX
-    box = (at.lon >= x0) & (at.lon <= x1) & (at.lat >= y0) & (at.lat <= y1)
-    return np.asarray(box & (at.distance_nm <= 200.0), dtype=np.bool_)
-
-
-def applicability(
-    decl: Declaration, vessel: VesselInfo | None, at: AssessedTrack
-) -> dict[str, Any]:
-    """BW-APPLY: exemptions confirmed from AIS/the track, taken on trust, or refused."""
-    exempt: list[dict[str, str]] = []
-    refused: list[str] = []
-    st = vessel.ship_type if vessel else None
-    length = vessel.length_m if vessel else None
-    if st == 35:
-        exempt.append(_exempt("a", "2.1.1 a)", "ais", "AIS ship type 35 (military operations)"))
-    elif decl.state_ship:
-        exempt.append(_exempt("a", "2.1.1 a)", "on_trust", "declared state ship, non-commercial"))
-    if st in (37, 51):
-        kind = "pleasure craft" if st == 37 else "search and rescue craft"
-        if length is None or length > 50:
-            refused.append(f"2.1.1 b): {kind} but AIS length {length} m is unknown or over 50 m")
-        elif decl.ballast_capacity_m3 is not None and decl.ballast_capacity_m3 > 8:
-            refused.append(f"2.1.1 b): declared ballast {decl.ballast_capacity_m3} m3 is over 8")
-        else:
-            exempt.append(
-                _exempt(
-                    "b",
-                    "2.1.1 b)",
-                    "ais_and_trust",
-                    f"AIS: {kind}, {length} m long; ballast of 8 m3 or less taken on trust",
-                )
-            )
-    if decl.sealed_tanks or decl.no_ballast_tanks:
-        what = "sealed permanent ballast" if decl.sealed_tanks else "not built to carry ballast"
-        exempt.append(_exempt("c", "2.1.1 c)", "on_trust", f"declared {what}"))
-    ajb = in_ajb(at)
-    span = f"{len(ajb)} AIS fixes" + (
-        f" from {iso_utc(float(at.t[0]))} to {iso_utc(float(at.t[-1]))}" if len(ajb) else ""
-    )
-    brazilian = flag_mid(decl.mmsi) == 710
-    for code, cite, claimed, label in (
-        ("d", "2.1.1 d)", brazilian, "Brazilian flag (MID 710)"),
-        ("ait", "2.1.3 a)", decl.ait and not brazilian, "foreign flag with AIT"),
-    ):
-        if not claimed:
-            continue
-        if len(ajb) and ajb.all():
-            reason = f"{label}; every one of {span} is in AJB"
-            exempt.append(_exempt(code, cite, "track", reason))
-        elif len(ajb):
-            out = int((~ajb).sum())
-            refused.append(f"{cite}: {label}, but {out} of {span} are outside AJB")
-        elif decl.only_ajb or code == "ait":
-            reason = f"{label}; operating only in AJB taken on trust (no AIS track)"
-            exempt.append(_exempt(code, cite, "on_trust", reason))
-    if decl.certificate_number:
-        last = max((e.end.t for e in decl.exchanges), default=time.time())
-        until = decl.certificate_valid_until
-        if until is not None and until < last:
-            refused.append(
-                f"2.1.3.1: certificate {decl.certificate_number} expired {iso_utc(until)}"
-            )
-        else:
-            reason = f"exemption certificate {decl.certificate_number} (not verified with DPC)"
-            exempt.append(_exempt("certificate", "2.1.3.1", "on_trust", reason))
-    if decl.installed_platform:
-        exempt.append(_exempt("platform", "2.1.3.2 b)", "on_trust", "declared installed platform"))
-    return {
-        "rule": "BW-APPLY",
-        "applies": not exempt,
-        "exemptions": exempt,
-        "exemptions_refused": refused,
-        "declared_exceptions": list(decl.declared_exceptions),
-        "note": "declared exceptions (BW-EXCEPT, 2.1.2) are recorded with the audit, not judged",
-    }
 
 
 def _match(at: AssessedTrack, p: DeclaredPoint, cfg: AuditConfig) -> dict[str, Any]:
@@ -236,37 +106,80 @@ def needed_hours(ex: DeclaredExchange, cfg: AuditConfig) -> tuple[float, str]:
     return hours, why
 
 
-def _lead(
-    rule: str, decl: Declaration, ex: DeclaredExchange, seg: dict[str, Any], vessel: dict[str, Any]
-) -> Lead:
-    worst = seg["worst"]
-    ev: list[EvidencePoint] = seg["evidence"]
-    sogs = [e.sog for e in ev if e.sog is not None]
-    key = EvidencePoint(
-        seg["worst_t"],
-        worst["lon"],
-        worst["lat"],
-        None,
-        None,
-        None,
-        worst["distance_to_land_nm"] * M_PER_NM,
-    )
-    return build_lead(
-        mmsi=decl.mmsi,
-        rule=rule,
-        zone=None,
-        started_at=ex.start.t,
-        ended_at=ex.end.t,
-        key_point=key,
-        points=ev,
-        cap=MAX_EVIDENCE,
-        vessel=vessel,
-        max_sog_kn=max(sogs) if sogs else None,
-        details={"exchange": seg["summary"], "basemap": seg["basemap"]},
-    )
+Verdict = Literal["compliant", "compliant_fallback", "noncompliant", "unverified"]
 
 
-def _evidence(at: AssessedTrack, lo: float, hi: float) -> list[EvidencePoint]:
+@dataclass(frozen=True, slots=True)
+class ExchangeVerdict:
+    """The judgement of one declared exchange, with the figures behind it."""
+
+    index: int
+    exchange: DeclaredExchange
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    rules: tuple[str, ...]  # the lead rules it breaks (BW-EXCH-50, BW-EXCH-200)
+    figures: tuple[dict[str, Any], ...]  # start, the AIS fixes between, end
+    worst: int  # index into figures: nearest to land
+    shallowest: int
+    times: tuple[float, ...]  # Unix time of each figure
+    track_match: dict[str, dict[str, Any]]
+    opportunity: dict[str, Any]
+    tolerance: dict[str, float]
+    basemap: dict[str, str]
+    evidence: tuple[EvidencePoint, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The exchange's entry in the audit document."""
+        ex = self.exchange
+        return {
+            "index": self.index,
+            "declared": {
+                "start": {"time": iso_utc(ex.start.t), "lat": ex.start.lat, "lon": ex.start.lon},
+                "end": {"time": iso_utc(ex.end.t), "lat": ex.end.lat, "lon": ex.end.lon},
+                "volume_m3": ex.volume_m3,
+                "method": ex.method,
+            },
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "start": self.figures[0],
+            "end": self.figures[-1],
+            "worst": self.figures[self.worst],
+            "shallowest": self.figures[self.shallowest],
+            "points_assessed": len(self.figures),
+            "track_match": {**self.track_match, "tolerance": self.tolerance},
+            "a_water_opportunity": self.opportunity,
+            "leads": list(self.rules),
+        }
+
+    def lead(self, rule: str, mmsi: int, vessel: dict[str, Any]) -> Lead:
+        """The lead for one rule this exchange breaks; its key point is the worst one."""
+        worst = self.figures[self.worst]
+        sogs = [e.sog for e in self.evidence if e.sog is not None]
+        key = EvidencePoint(
+            self.times[self.worst],
+            worst["lon"],
+            worst["lat"],
+            None,
+            None,
+            None,
+            worst["distance_to_land_nm"] * M_PER_NM,
+        )
+        return build_lead(
+            mmsi=mmsi,
+            rule=rule,
+            zone=None,
+            started_at=self.exchange.start.t,
+            ended_at=self.exchange.end.t,
+            key_point=key,
+            points=self.evidence,
+            cap=MAX_EVIDENCE,
+            vessel=vessel,
+            max_sog_kn=max(sogs) if sogs else None,
+            details={"exchange": self.to_json(), "basemap": self.basemap},
+        )
+
+
+def _evidence(at: AssessedTrack, lo: float, hi: float) -> tuple[EvidencePoint, ...]:
     out = []
     for i in np.flatnonzero((at.t >= lo) & (at.t <= hi)):
         p = at.positions[int(i)]
@@ -274,7 +187,7 @@ def _evidence(at: AssessedTrack, lo: float, hi: float) -> list[EvidencePoint]:
         out.append(
             EvidencePoint(p.t, float(at.lon[i]), float(at.lat[i]), p.sog, p.cog, p.nav_status, d)
         )
-    return out
+    return tuple(out)
 
 
 def audit_exchange(
@@ -284,26 +197,18 @@ def audit_exchange(
     a_windows: list[WaterWindow],
     assessor: BallastAssessor,
     cfg: AuditConfig,
-) -> dict[str, Any]:
-    """Verdict and figures for one exchange (the lead rules it breaks under ``rules``)."""
-    if ex.end.t < ex.start.t:
-        raise AuditInputError(f"exchange {k}: its end is before its start")
-    if ex.volume_m3 is not None and not 0 < ex.volume_m3 <= MAX_VOLUME_M3:
-        raise AuditInputError(
-            f"exchange {k}: volume_m3 must be above 0 and at most {MAX_VOLUME_M3:g} m3"
-        )
+) -> ExchangeVerdict:
+    """Verdict and figures for one (validated) exchange."""
     match = {"start": _match(at, ex.start, cfg), "end": _match(at, ex.end, cfg)}
     between = np.flatnonzero((at.t > ex.start.t) & (at.t < ex.end.t))
     lons = np.concatenate([[ex.start.lon], at.lon[between], [ex.end.lon]])
     lats = np.concatenate([[ex.start.lat], at.lat[between], [ex.end.lat]])
     ts = np.concatenate([[ex.start.t], at.t[between], [ex.end.t]])
     a = assessor.assess(lons, lats)
-    figs = [
+    figs = tuple(
         _figure(lons[i], lats[i], ts[i], a.distance_nm[i], a.depth_m[i], int(a.zone[i]))
         for i in range(len(lons))
-    ]
-    w = int(np.argmin(a.distance_nm))
-    s = int(np.argmin(np.nan_to_num(a.depth_m, nan=-1e9)))
+    )
     hours, why = needed_hours(ex, cfg)
     long_enough = [x for x in a_windows if x.hours >= hours]
     opportunity = {
@@ -314,6 +219,7 @@ def audit_exchange(
     }
     reasons: list[str] = []
     rules: list[str] = []
+    verdict: Verdict
     if not (match["start"]["matched"] and match["end"]["matched"]):
         verdict = "unverified"
         reasons += [f"{key}: {m['reason']}" for key, m in match.items() if not m["matched"]]
@@ -336,36 +242,23 @@ def audit_exchange(
                 f"a)-water was available for {long_enough[0].hours:.1f} h "
                 f"from {iso_utc(long_enough[0].start)}, needed {hours:.1f} h"
             )
-    summary = {
-        "index": k,
-        "declared": {
-            "start": {"time": iso_utc(ex.start.t), "lat": ex.start.lat, "lon": ex.start.lon},
-            "end": {"time": iso_utc(ex.end.t), "lat": ex.end.lat, "lon": ex.end.lon},
-            "volume_m3": ex.volume_m3,
-            "method": ex.method,
-        },
-        "verdict": verdict,
-        "reasons": reasons,
-        "start": figs[0],
-        "end": figs[-1],
-        "worst": figs[w],
-        "shallowest": figs[s],
-        "points_assessed": len(figs),
-        "track_match": {
-            **match,
-            "tolerance": {"distance_nm": cfg.match_distance_nm, "time_s": cfg.match_time_s},
-        },
-        "a_water_opportunity": opportunity,
-        "leads": rules,
-    }
     margin = cfg.match_time_s
-    return {
-        "summary": summary,
-        "worst": figs[w],
-        "worst_t": float(ts[w]),
-        "basemap": assessor.basemap.names,
-        "evidence": _evidence(at, ex.start.t - margin, ex.end.t + margin),
-    }
+    return ExchangeVerdict(
+        index=k,
+        exchange=ex,
+        verdict=verdict,
+        reasons=tuple(reasons),
+        rules=tuple(rules),
+        figures=figs,
+        worst=int(np.argmin(a.distance_nm)),
+        shallowest=int(np.argmin(np.nan_to_num(a.depth_m, nan=-1e9))),
+        times=tuple(float(t) for t in ts),
+        track_match=match,
+        opportunity=opportunity,
+        tolerance={"distance_nm": cfg.match_distance_nm, "time_s": cfg.match_time_s},
+        basemap=assessor.basemap.names,
+        evidence=_evidence(at, ex.start.t - margin, ex.end.t + margin),
+    )
 
 
 def audit(
@@ -374,27 +267,29 @@ def audit(
     vessel: VesselInfo | None,
     assessor: BallastAssessor,
     cfg: AuditConfig | None = None,
+    *,
+    now: float,
 ) -> AuditResult:
-    """Audit every declared exchange; leads only for ships the rule applies to."""
+    """Audit every declared exchange; leads only for ships the rule applies to. ``now``
+    is when the audit is made (the caller's clock)."""
+    decl.validate()
     cfg = cfg or AuditConfig()
     at = assess_track(track, assessor)
-    appl = applicability(decl, vessel, at)
+    appl = applicability(decl, vessel, at, now)
     a_ws = at.a_windows(cfg.max_gap_s)
     vjson = vessel_json(decl.mmsi, vessel)
-    exchanges, leads = [], []
-    for k, ex in enumerate(decl.exchanges):
-        seg = audit_exchange(k, ex, at, a_ws, assessor, cfg)
-        exchanges.append(seg["summary"])
-        if appl["applies"]:
-            leads += [_lead(r, decl, ex, seg, vjson) for r in seg["summary"]["leads"]]
+    verdicts = [
+        audit_exchange(k, ex, at, a_ws, assessor, cfg) for k, ex in enumerate(decl.exchanges)
+    ]
+    leads = [v.lead(r, decl.mmsi, vjson) for v in verdicts if appl["applies"] for r in v.rules]
     doc = {
         "mmsi": decl.mmsi,
         "vessel": vjson,
-        "audited_at": iso_utc(round(time.time())),
+        "audited_at": iso_utc(round(now)),
         "basemap": assessor.basemap.names,
         "track_points": len(at.t),
         "applicability": appl,
-        "exchanges": exchanges,
+        "exchanges": [v.to_json() for v in verdicts],
         "leads": [ld.to_json() for ld in leads],
         "assumptions": {
             "pump_rate_m3_h": cfg.pump_rate_m3_h,

@@ -20,6 +20,7 @@ import numpy as np
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, device_class
+from vigia.ingest.units import valid_lonlat
 from vigia.zones.evaluate import ZoneIndex
 
 RULE = "SAR-DISTRESS"
@@ -46,11 +47,7 @@ class DistressTracker:
         for p in positions:
             if p.nav_status == NAV_SART_TEST:
                 self.counters["distress_test"] += 1
-            elif (
-                p.lon is None
-                or p.lat is None
-                or not (-180.0 <= p.lon <= 180.0 and -90.0 <= p.lat <= 90.0)
-            ):
+            elif not valid_lonlat(p.lon, p.lat):
                 self.counters["distress_no_fix"] += 1
             else:
                 live.append(p)

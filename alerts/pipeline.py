@@ -30,6 +30,7 @@ from vigia.alerts.rules import (
 from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
 from vigia.ingest.records import Position, Record, StaticData, device_class
 from vigia.ingest.registry import VesselRegistry
+from vigia.ingest.units import valid_lonlat
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
@@ -73,10 +74,7 @@ class LeadPipeline:
             if type(r) is Position:
                 lon, lat, mmsi = r.lon, r.lat, r.mmsi
                 if (
-                    lon is not None
-                    and lat is not None
-                    and -180.0 <= lon <= 180.0
-                    and -90.0 <= lat <= 90.0
+                    valid_lonlat(lon, lat)
                     # ship stations (MID 2xx-7xx) are vessels; anything else is asked
                     and (
                         (200_000_000 <= mmsi <= 799_999_999 and r.msg_type != 9)

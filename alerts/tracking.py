@@ -11,8 +11,9 @@ import math
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
 from vigia.ingest.records import Position
+from vigia.ingest.units import MS_PER_KN
 
-KN = 1852.0 / 3600.0  # metres per second in a knot
+KN = MS_PER_KN
 _EARTH_R = 6_371_008.8
 
 Hit = tuple[int, float]  # (zone index, distance to the reference geometry in metres)

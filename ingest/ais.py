@@ -18,6 +18,7 @@ from pyais.messages import (
     MessageType18,
 )
 
+from vigia.ingest.units import lat_or_none, lon_or_none
 from vigia.ingest.records import (
     AidToNavigation,
     BaseStation,
@@ -69,16 +70,6 @@ class Undecodable(Exception):
 def message_type(payload: str) -> int:
     """The AIS message id (first 6 bits) of an armoured payload, or -1."""
     return _ARMOR.get(payload[:1], -1)
-
-
-def _lon(v: float | None) -> float | None:
-    # 181 = not available; beyond +-180 impossible
-    return v if v is not None and -180.0 <= v <= 180.0 else None
-
-
-def _lat(v: float | None) -> float | None:
-    # 91 = not available; beyond +-90 impossible
-    return v if v is not None and -90.0 <= v <= 90.0 else None
 
 
 def _text(v: str | None) -> str | None:
@@ -149,8 +140,8 @@ def _position(
         m.mmsi,
         t,
         k,
-        lon if -180.0 <= lon <= 180.0 else None,
-        lat if -90.0 <= lat <= 90.0 else None,
+        lon_or_none(lon),
+        lat_or_none(lat),
         sog if sog < 102.25 else None,
         cog if 0.0 <= cog < 360.0 else None,
         hdg if hdg < 360 else None,
@@ -186,8 +177,8 @@ def _type27(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list
             m.mmsi,
             t,
             k,
-            _lon(m.lon),
-            _lat(m.lat),
+            lon_or_none(m.lon),
+            lat_or_none(m.lat),
             sog if sog is not None and sog < 63 else None,
             cog if cog is not None and cog < 360 else None,
             None,
@@ -249,8 +240,8 @@ def _type21(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list
             m.mmsi,
             t,
             k,
-            _lon(m.lon),
-            _lat(m.lat),
+            lon_or_none(m.lon),
+            lat_or_none(m.lat),
             name=_text(name),
             aid_type=_int_or_none(m.aid_type),
             off_position=m.off_position,
@@ -266,7 +257,9 @@ def _type14(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list
 
 
 def _type4(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list[Record]:
-    return [BaseStation(m.mmsi, t, k, _lon(m.lon), _lat(m.lat), source=source, raw=raw)]
+    return [
+        BaseStation(m.mmsi, t, k, lon_or_none(m.lon), lat_or_none(m.lat), source=source, raw=raw)
+    ]
 
 
 _BUILDERS = {

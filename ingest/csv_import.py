@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from vigia.ingest.units import lat_or_none, lon_or_none
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.errors import IngestError, InputFormatError
 from vigia.ingest.records import AidToNavigation, BaseStation, Position, Record, StaticData
@@ -122,8 +123,8 @@ def _pos_fields(
     lon: float | None, lat: float | None, sog: float | None, cog: float | None, hdg: int | None
 ) -> tuple[float | None, float | None, float | None, float | None, int | None]:
     return (
-        lon if lon is not None and -180.0 <= lon <= 180.0 else None,
-        lat if lat is not None and -90.0 <= lat <= 90.0 else None,
+        lon_or_none(lon),
+        lat_or_none(lat),
         sog if sog is not None and 0.0 <= sog < 102.25 else None,
         cog if cog is not None and 0.0 <= cog < 360.0 else None,
         hdg if hdg is not None and 0 <= hdg < 360 else None,

@@ -148,3 +148,16 @@ class Settings(BaseModel):
             auth=AuthSettings(),
             zones=ZoneSettings(),
         )
+
+
+class BallastSettings(BaseSettings):
+    """Basemaps and audit assumptions (``VIGIA_BALLAST_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_BALLAST_")
+    land: str | None = None  # a land/baseline GeoJSON or shapefile instead of the bundled one
+    depth: str | None = None  # a GEBCO-style NetCDF grid instead of ETOPO1 0.1 degree
+    pump_rate_m3_h: float = 1000.0
+    match_distance_nm: float = 5.0
+    match_time_s: float = 1800.0
+    voyage_days: float = 10.0  # stored track fetched around the exchanges
+    max_points: int = 10_000

@@ -74,3 +74,80 @@ def test_modules_stay_readable_in_one_sitting() -> None:
             if n > 450:
                 long.append(f"{path.relative_to(ROOT)}: {n} lines")
     assert not long, "\n".join(long)
+
+
+def _module_files() -> dict[str, Path]:
+    """Every module of the four packages under its installed name."""
+    out: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(["vigia", *parts])] = path
+    return out
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the Vigia modules it imports, lazy (in-function) and TYPE_CHECKING
+    imports included: a circle hidden inside a function is still a circle."""
+    modules = _module_files()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for m in _imported_modules(path):
+            # "from vigia.a import b" names vigia.a.b when b is a module, else vigia.a
+            while m and m not in modules:
+                m = m.rpartition(".")[0]
+            if m and m != name:
+                targets.add(m)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circle_anywhere() -> None:
+    """The import graph of the four packages is acyclic, lazy imports included."""
+    graph = _import_graph()
+    assert len(graph) > 50 and graph["vigia.alerts.pipeline"], "the graph was not built"
+    assert not _cycles(graph), _cycles(graph)
+
+
+def test_the_circle_check_can_fail() -> None:
+    """The detector sees a planted circle (a check that cannot fail checks nothing)."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]

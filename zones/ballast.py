@@ -21,15 +21,15 @@ from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
 from vigia.ingest.errors import InputFormatError
+from vigia.ingest.units import M_PER_NM, lonlat_in_range
+from vigia.zones.ballast_grid import LIMIT_A_NM, LIMIT_B_NM, ClassGrid, grid_for
 from vigia.zones.basemap import Basemap, FloatArray, LandBasemap, load_basemap
 
-NM_KM = 1.852
+NM_KM = M_PER_NM / 1000.0
 A_KM = 6378.137
 F = 1 / 298.257223563
 E2 = F * (2 - F)
 MAX_SEG_KM = 3.0
-LIMIT_A_NM = 200.0
-LIMIT_B_NM = 50.0
 MIN_DEPTH_M = 200.0
 ZONES = ("within_50nm", "between_50_200nm", "beyond_200nm")
 WITHIN_50, BETWEEN, BEYOND = 0, 1, 2
@@ -209,14 +209,12 @@ class BallastAssessor:
     def __init__(self, basemap: Basemap) -> None:
         self.basemap = basemap
         self.index = CoastIndex(basemap.land)
-        self._grid: Any = None
+        self._grid: ClassGrid | None = None
 
     @property
-    def grid(self) -> Any:
+    def grid(self) -> ClassGrid:
         """The classification grid (prebuilt for the bundled basemap, else built now)."""
         if self._grid is None:
-            from vigia.zones.ballast_grid import grid_for
-
             self._grid = grid_for(self)
         return self._grid
 
@@ -257,7 +255,7 @@ class CoordinateError(InputFormatError):
 
 def check_coords(lons: FloatArray, lats: FloatArray) -> None:
     """Refuse NaN or out-of-range coordinates."""
-    bad = ~(np.isfinite(lons) & np.isfinite(lats) & (np.abs(lats) <= 90) & (np.abs(lons) <= 180))
+    bad = ~lonlat_in_range(lons, lats)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise CoordinateError(f"point {i}: lat {lats[i]}, lon {lons[i]} out of range")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import shapely
@@ -19,8 +19,23 @@ from numpy.typing import NDArray
 
 from vigia.zones.basemap import GRID_FILE, LINES_FILE, Basemap, FloatArray
 
-if TYPE_CHECKING:
-    from vigia.zones.ballast import BallastAssessor
+# NORMAM-20/DPC 2.3.1: a) at least 200 nm from the nearest land, b) at least 50 nm. They
+# live here, below zones.ballast, so the grid needs nothing from the assessor's module.
+LIMIT_A_NM = 200.0
+LIMIT_B_NM = 50.0
+
+
+class Measurer(Protocol):
+    """What the grid needs of an assessor (structural, so this module imports none)."""
+
+    @property
+    def basemap(self) -> Basemap: ...
+
+    @property
+    def grid(self) -> ClassGrid: ...
+
+    def distance_nm(self, lons: FloatArray, lats: FloatArray) -> FloatArray: ...
+
 
 GRID_WINDOW = (-60.0, -38.0, -20.0, 10.0)  # lon/lat: Brazil's coast, islands and beyond
 GRID_STEP = 0.05
@@ -63,13 +78,11 @@ class ClassGrid:
 
 
 def build_grid(
-    assessor: BallastAssessor,
+    assessor: Measurer,
     window: tuple[float, float, float, float] = GRID_WINDOW,
     step: float = GRID_STEP,
 ) -> tuple[ClassGrid, FloatArray]:
     """The grid and the exact distance (nm) at its nodes."""
-    from vigia.zones.ballast import LIMIT_A_NM, LIMIT_B_NM
-
     lons = np.arange(window[0], window[2] + step / 2, step)
     lats = np.arange(window[1], window[3] + step / 2, step)
     gx, gy = np.meshgrid(lons, lats)
@@ -90,7 +103,7 @@ def build_grid(
     return ClassGrid(float(lons[0]), float(lats[0]), step, cls), nodes
 
 
-def grid_for(assessor: BallastAssessor) -> ClassGrid:
+def grid_for(assessor: Measurer) -> ClassGrid:
     """The prebuilt grid for the bundled basemap; otherwise one built now (seconds)."""
     if assessor.basemap.is_bundled and GRID_FILE.exists():
         return ClassGrid.load(GRID_FILE)
@@ -168,7 +181,7 @@ def lines_geojson(grid: ClassGrid, nodes_nm: FloatArray, basemap: Basemap) -> di
     }
 
 
-def lines_for(assessor: BallastAssessor) -> dict[str, Any]:
+def lines_for(assessor: Measurer) -> dict[str, Any]:
     """The lines for an assessor's basemap: prebuilt for the bundled one, else computed."""
     if assessor.basemap.is_bundled and LINES_FILE.exists():
         data: dict[str, Any] = json.loads(LINES_FILE.read_text())

@@ -19,6 +19,7 @@ import shapely
 from shapely.geometry import mapping, shape
 from shapely.geometry.base import BaseGeometry
 
+from vigia.ingest.units import lonlat_in_range
 from vigia.zones.model import Zone, ZoneError, ZoneKind
 
 #: Geometry types each kind takes (CONTRACT section 1).
@@ -239,7 +240,7 @@ def _geometry(raw: Any, kind: ZoneKind, fail: _Fail) -> BaseGeometry:
     coords = shapely.get_coordinates(geom)
     if not (coords == coords).all():
         raise fail("coordinates are not numbers (NaN)")
-    bad = (abs(coords[:, 0]) > 180.0) | (abs(coords[:, 1]) > 90.0)
+    bad = ~lonlat_in_range(coords[:, 0], coords[:, 1])
     if bad.any():
         lon, lat = coords[bad.argmax()]
         raise fail(f"coordinate out of range (lon {lon}, lat {lat}); expected lon/lat in WGS84")

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,8 @@ def _assess(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from vigia.service.http.routes.ballast import AuditRequest, BallastSettings, run_audit
+    from vigia.service.runtime.audits import AuditRequest, audit_request, run_audit, track_of
+    from vigia.service.settings import BallastSettings
     from vigia.zones.ballast import get_assessor
 
     try:
@@ -97,6 +99,7 @@ def _audit(args: argparse.Namespace) -> int:
         raise InputFormatError(f"{args.file}: no track; give one, or --store to use the stored")
     settings = BallastSettings()
     assessor = get_assessor(args.land or settings.land, args.depth or settings.depth)
+    now = time.time()
     if args.store:
         from vigia.service.db.store import open_repository
         from vigia.service.settings import DatabaseSettings
@@ -105,17 +108,11 @@ def _audit(args: argparse.Namespace) -> int:
         repo = open_repository(db.url, sqlite_path=db.sqlite_path)
         try:
             repo.migrate()
-            doc = run_audit(req, repo, assessor, settings)
+            doc = run_audit(req, repo, assessor, settings, now)
         finally:
             repo.close()
     else:
-        from vigia.alerts.ballast_audit import AuditConfig, audit
-        from vigia.service.http.routes.ballast import declaration_of, track_of
-
-        cfg = AuditConfig(
-            settings.pump_rate_m3_h, settings.match_distance_nm, settings.match_time_s
-        )
-        doc = audit(declaration_of(req), track_of(req), None, assessor, cfg).document
+        doc = audit_request(req, track_of(req), None, assessor, settings, now).document
     sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     return 0
 

@@ -12,6 +12,7 @@ from shapely.geometry.base import BaseGeometry
 
 from vigia.alerts.lead import EvidencePoint, Lead
 from vigia.ingest.records import Position, VesselInfo
+from vigia.ingest.units import valid_lonlat
 from vigia.zones.model import Zone, ZoneKind
 
 POSITION_COLUMNS = (
@@ -43,13 +44,7 @@ VESSEL_COLUMNS = (
 
 def storable(p: Position) -> bool:
     """Whether a position has a usable location (AIS "not available" ones are not kept)."""
-    return (
-        p.lon is not None
-        and p.lat is not None
-        and -180.0 <= p.lon <= 180.0
-        and -90.0 <= p.lat <= 90.0
-        and math.isfinite(p.t)
-    )
+    return valid_lonlat(p.lon, p.lat) and math.isfinite(p.t)
 
 
 def position_row(p: Position) -> dict[str, Any]:

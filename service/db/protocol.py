@@ -84,9 +84,10 @@ class Repository(Protocol):
         """The current (or a given) version of a zone."""
 
     def list_zones(
-        self, bbox: BBox | None, at: float | None, limit: int, offset: int = 0
+        self, bbox: BBox | None, at: float | None, limit: int | None, offset: int = 0
     ) -> tuple[list[Zone], int]:
-        """Current zones, optionally filtered; returns a page and the total matched."""
+        """Current zones, optionally filtered; returns a page (every match when ``limit``
+        is None: there is no hidden cap that could drop zones) and the total matched."""
 
     def count_zones(self) -> int:
         """How many current zones there are."""

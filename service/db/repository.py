@@ -210,7 +210,7 @@ class SqlRepository:
             return zl.get_zone(conn, self._pg, zone_id, version)
 
     def list_zones(
-        self, bbox: BBox | None, at: float | None, limit: int, offset: int = 0
+        self, bbox: BBox | None, at: float | None, limit: int | None, offset: int = 0
     ) -> tuple[list[Zone], int]:
         """Current zones intersecting ``bbox`` and in force at ``at``, by id."""
         with self._tx() as conn:

@@ -106,7 +106,12 @@ def get_zone(conn: Connection, pg: bool, zone_id: str, version: int | None) -> Z
 
 
 def list_zones(
-    conn: Connection, pg: bool, bbox: BBox | None, at: float | None, limit: int, offset: int
+    conn: Connection,
+    pg: bool,
+    bbox: BBox | None,
+    at: float | None,
+    limit: int | None,
+    offset: int,
 ) -> tuple[list[Zone], int]:
     """A page of current zones intersecting ``bbox`` and in force at ``at``, by id."""
     conds: list[ColumnElement[bool]] = [_Z.current == true()]
@@ -132,7 +137,7 @@ def list_zones(
     geoms = shapely.from_wkb([bytes(r.wkb) for r in rows])
     hit: Any = shapely.intersects(geoms, shapely.box(*bbox)) if rows else []
     matched = [r for r, h in zip(rows, hit, strict=True) if h]
-    page = matched[offset : offset + limit]
+    page = matched[offset:] if limit is None else matched[offset : offset + limit]
     return [row_zone(r._mapping, r.wkb) for r in page], len(matched)
 
 

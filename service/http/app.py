@@ -25,7 +25,6 @@ from vigia.service.settings import Settings, spool_path
 from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.service")
-_ALL = 10_000_000
 
 DESCRIPTION = """\
 Vigia watches AIS traffic in Brazilian waters against the areas NORMAM-07 closes to
@@ -39,7 +38,7 @@ key's role is too low. Errors are `application/problem+json`.
 
 def current_zones(repo: Repository) -> list[Zone]:
     """Every current zone in the store."""
-    zones, _ = repo.list_zones(None, None, _ALL, 0)
+    zones, _ = repo.list_zones(None, None, None)
     return zones
 
 

@@ -9,13 +9,12 @@ import pytest
 import shapely
 from pyproj import Geod
 
-from vigia.alerts.ballast_audit import (
-    AuditConfig,
+from vigia.alerts.ballast_audit import AuditConfig, audit
+from vigia.alerts.ballast_declaration import (
     AuditInputError,
     Declaration,
     DeclaredExchange,
     DeclaredPoint,
-    audit,
 )
 from vigia.alerts.ballast_screening import screen_arrivals, screen_voyage
 from vigia.ingest.records import Position, VesselInfo
@@ -25,6 +24,7 @@ from vigia.zones.model import Zone, ZoneKind
 T0 = 1714521600.0  # 2024-05-01T00:00:00Z
 FOREIGN = 636012345  # Liberia
 BRAZILIAN = 710000123
+NOW = T0 + 30 * 86_400.0  # the auditor's clock, a month after the voyage
 _GEOD = Geod(ellps="WGS84")
 
 
@@ -68,7 +68,7 @@ def run(
 ) -> tuple[list[dict[str, object]], list[str]]:
     """Audit a foreign ship on ARRIVAL; the verdicts and the rules of the leads."""
     decl = Declaration(FOREIGN, tuple(exchanges), **kw)  # type: ignore[arg-type]
-    res = audit(decl, ARRIVAL, None, assessor)
+    res = audit(decl, ARRIVAL, None, assessor, now=NOW)
     return res.document["exchanges"], [ld.rule for ld in res.leads]
 
 
@@ -133,8 +133,8 @@ def test_exchange_with_no_track_at_that_time_is_unverified(assessor: BallastAsse
 def test_leads_have_the_contract_shape_and_stable_ids(assessor: BallastAssessor) -> None:
     """Same declaration, same lead ids; ballast leads have no zone and cite 2.3.1."""
     decl = Declaration(FOREIGN, (exchange(42.5, 44.5),))
-    first = audit(decl, ARRIVAL, None, assessor).leads
-    again = audit(decl, ARRIVAL, None, assessor).leads
+    first = audit(decl, ARRIVAL, None, assessor, now=NOW).leads
+    again = audit(decl, ARRIVAL, None, assessor, now=NOW).leads
     assert [ld.id for ld in first] == [ld.id for ld in again]
     for ld in first:
         j = ld.to_json()
@@ -147,7 +147,7 @@ def test_exempt_ships_are_assessed_but_raise_no_leads(assessor: BallastAssessor)
     """A military ship (AIS type 35): exemption a) from AIS; the shelf exchange, no lead."""
     decl = Declaration(FOREIGN, (exchange(42.5, 44.5),))
     navy = VesselInfo(FOREIGN, name="NAVIO", ship_type=35, length_m=120.0)
-    res = audit(decl, ARRIVAL, navy, assessor)
+    res = audit(decl, ARRIVAL, navy, assessor, now=NOW)
     appl = res.document["applicability"]
     assert not appl["applies"]
     assert appl["exemptions"][0]["code"] == "a" and appl["exemptions"][0]["basis"] == "ais"
@@ -159,10 +159,10 @@ def test_small_yacht_exemption_is_partly_on_trust(assessor: BallastAssessor) -> 
     """A 30 m yacht: length from AIS, ballast of 8 m3 or less on trust; 12 m3 declared: no."""
     yacht = VesselInfo(FOREIGN, ship_type=37, length_m=30.0)
     decl = Declaration(FOREIGN, (exchange(4, 10),))
-    appl = audit(decl, ARRIVAL, yacht, assessor).document["applicability"]
+    appl = audit(decl, ARRIVAL, yacht, assessor, now=NOW).document["applicability"]
     assert appl["exemptions"][0]["basis"] == "ais_and_trust"
     big = replace(decl, ballast_capacity_m3=12.0)
-    appl = audit(big, ARRIVAL, yacht, assessor).document["applicability"]
+    appl = audit(big, ARRIVAL, yacht, assessor, now=NOW).document["applicability"]
     assert appl["applies"] and "over 8" in appl["exemptions_refused"][0]
 
 
@@ -173,12 +173,12 @@ def test_brazilian_flag_judged_from_its_track(assessor: BallastAssessor) -> None
     ex = DeclaredExchange(
         DeclaredPoint(p0.t, p0.lat or 0, p0.lon or 0), DeclaredPoint(p1.t, p1.lat or 0, p1.lon or 0)
     )
-    res = audit(Declaration(BRAZILIAN, (ex,)), coastal, None, assessor)
+    res = audit(Declaration(BRAZILIAN, (ex,)), coastal, None, assessor, now=NOW)
     appl = res.document["applicability"]
     assert appl["exemptions"][0]["code"] == "d" and appl["exemptions"][0]["basis"] == "track"
     assert res.leads == []
     abroad = [replace(p, mmsi=BRAZILIAN) for p in ARRIVAL]
-    res = audit(Declaration(BRAZILIAN, (exchange(42.5, 44.5),)), abroad, None, assessor)
+    res = audit(Declaration(BRAZILIAN, (exchange(42.5, 44.5),)), abroad, None, assessor, now=NOW)
     assert res.document["applicability"]["applies"]
     assert "outside AJB" in res.document["applicability"]["exemptions_refused"][0]
     assert res.leads
@@ -189,7 +189,7 @@ def test_declared_exemptions_are_taken_on_trust(assessor: BallastAssessor) -> No
     decl = Declaration(
         FOREIGN, (exchange(4, 10),), sealed_tanks=True, certificate_number="DPC-123/2023"
     )
-    appl = audit(decl, ARRIVAL, None, assessor).document["applicability"]
+    appl = audit(decl, ARRIVAL, None, assessor, now=NOW).document["applicability"]
     assert {e["code"]: e["basis"] for e in appl["exemptions"]} == {
         "c": "on_trust",
         "certificate": "on_trust",
@@ -199,7 +199,9 @@ def test_declared_exemptions_are_taken_on_trust(assessor: BallastAssessor) -> No
 def test_audit_states_its_assumptions_and_retention(assessor: BallastAssessor) -> None:
     """Pump rate, tolerance, basemap and the five-year record are in the document."""
     cfg = AuditConfig(pump_rate_m3_h=500.0)
-    doc = audit(Declaration(FOREIGN, (exchange(31, 35),)), ARRIVAL, None, assessor, cfg).document
+    doc = audit(
+        Declaration(FOREIGN, (exchange(31, 35),)), ARRIVAL, None, assessor, cfg, now=NOW
+    ).document
     assert doc["assumptions"]["pump_rate_m3_h"] == 500.0
     assert doc["exchanges"][0]["a_water_opportunity"]["needed_hours"] == pytest.approx(48.0)
     assert doc["exchanges"][0]["verdict"] == "compliant_fallback"
@@ -248,3 +250,14 @@ def test_arrival_at_a_port_zone_from_beyond_200nm_is_screened(assessor: BallastA
     assert 27 < found[0]["a_water"]["total_hours"] < 31
     coastal = route(FOREIGN, [(-41.0, -23.5), (last.lon, last.lat)])
     assert screen_arrivals(FOREIGN, coastal, [port], assessor) == []
+
+
+def test_the_audit_is_dated_by_the_callers_clock(assessor: BallastAssessor) -> None:
+    """The same declaration audited at two instants differs only in ``audited_at``: the
+    audit reads no clock of its own, so a replayed audit is reproducible."""
+    decl = Declaration(FOREIGN, (exchange(4, 10),))
+    a = audit(decl, ARRIVAL, None, assessor, now=NOW).document
+    b = audit(decl, ARRIVAL, None, assessor, now=NOW + 3600).document
+    assert a["audited_at"] == "2024-05-31T00:00:00Z"
+    assert b["audited_at"] == "2024-05-31T01:00:00Z"
+    assert {**a, "audited_at": None} == {**b, "audited_at": None}

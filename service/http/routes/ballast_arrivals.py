@@ -13,8 +13,9 @@ from vigia.ingest.records import flag_mid, iso_utc
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import RequestInvalidError
 from vigia.service.http.deps import require_role
-from vigia.service.http.routes.ballast import DAY, Ballast, Repo
+from vigia.service.http.routes.ballast import Ballast, Repo
 from vigia.service.http.routes.params import TIME_DESCRIPTION, parse_time
+from vigia.service.runtime.audits import DAY
 from vigia.zones.ballast import BallastAssessor
 
 router = APIRouter(tags=["ballast"])
@@ -23,7 +24,6 @@ router = APIRouter(tags=["ballast"])
 MAX_WINDOW_DAYS = 31.0
 #: vessels seen in one port zone's bbox in the window; more means the window is too wide
 MAX_CANDIDATES = 2_000
-MAX_ZONES = 10_000
 
 _WINDOW = {"start": "2024-05-01T00:00:00Z", "end": "2024-05-02T04:50:00Z", "hours": 28.83}
 EXAMPLE_ARRIVALS: dict[str, Any] = {
@@ -99,7 +99,7 @@ def find_arrivals(
 ) -> tuple[int, list[tuple[float, int, dict[str, Any]]]]:
     """Candidates' count and every (time, mmsi, screening) arrival from beyond 200 nm at a
     port or anchorage zone in [start, end], newest first."""
-    zones, _ = repo.list_zones(None, end, MAX_ZONES)
+    zones, _ = repo.list_zones(None, end, None)
     ports = [z for z in zones if z.kind in PORT_KINDS]
     candidates: set[int] = set()
     for z in ports:

@@ -20,6 +20,7 @@ from vigia.service.http.routes.params import (
     GEOJSON_MEDIA_TYPE,
     TIME_DESCRIPTION,
     GeoJSONResponse,
+    Offset,
     check_order,
     clamp_limit,
     get_settings,
@@ -164,7 +165,7 @@ def list_leads(
         str | None, Query(description="on the closest point; " + BBOX_DESCRIPTION)
     ] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    offset: Offset = 0,
 ) -> dict[str, Any]:
     """Leads, newest first, filtered by rule, zone, vessel, status, time and bbox."""
     if rule is not None and rule not in RULE_CODES:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.responses import JSONResponse
 
+from vigia.ingest.units import valid_lonlat
 from vigia.service.db.protocol import BBox
 from vigia.service.errors import RequestInvalidError
 from vigia.service.settings import Settings
@@ -19,6 +20,9 @@ BBOX_DESCRIPTION = (
     "(OGC API - Features); e.g. -43.3,-23.1,-43.0,-22.8"
 )
 TIME_DESCRIPTION = "ISO 8601 instant (UTC if no offset) or Unix seconds"
+# the one bound on paging offsets: far past any real collection, small enough for SQL
+MAX_OFFSET = 10_000_000
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
 
 
 class GeoJSONResponse(JSONResponse):
@@ -49,7 +53,7 @@ def parse_bbox(text: str | None) -> BBox | None:
     if len(nums) == 6:
         nums = [nums[0], nums[1], nums[3], nums[4]]
     x0, y0, x1, y1 = nums
-    if not (-180 <= x0 <= 180 and -180 <= x1 <= 180 and -90 <= y0 <= 90 and -90 <= y1 <= 90):
+    if not (valid_lonlat(x0, y0) and valid_lonlat(x1, y1)):
         raise RequestInvalidError("bbox is out of range: longitudes -180..180, latitudes -90..90")
     if y0 > y1:
         raise RequestInvalidError("bbox min lat is above its max lat")

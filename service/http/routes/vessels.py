@@ -16,6 +16,7 @@ from vigia.service.http.routes.params import (
     GEOJSON_MEDIA_TYPE,
     TIME_DESCRIPTION,
     GeoJSONResponse,
+    Offset,
     check_order,
     clamp_limit,
     get_settings,
@@ -124,7 +125,7 @@ def latest_positions(
     settings: Annotated[Settings, Depends(get_settings)],
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    offset: Offset = 0,
 ) -> GeoJSONResponse:
     """Each vessel's latest known position, optionally inside a bbox."""
     box = parse_bbox(bbox)

@@ -19,6 +19,7 @@ from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
     GeoJSONResponse,
+    Offset,
     clamp_limit,
     get_settings,
     page_links,
@@ -180,14 +181,14 @@ def list_zone_items(
         Query(description="instant or interval (start/end, `..` open): zones in force then"),
     ] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000, description="page size")] = None,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    offset: Offset = 0,
 ) -> GeoJSONResponse:
     """Current zones as a GeoJSON FeatureCollection, filtered and paged."""
     box = parse_bbox(bbox)
     interval = parse_interval(datetime)
     size = clamp_limit(limit, settings)
     if interval is not None and interval[0] != interval[1]:
-        everything, _ = repo.list_zones(box, None, 10_000_000, 0)
+        everything, _ = repo.list_zones(box, None, None)
         matched = [z for z in everything if _overlaps(z, *interval)]
         page, total = matched[offset : offset + size], len(matched)
     else:

@@ -1,0 +1,188 @@
+"""Ballast audits as the service runs them: the request body (shared by
+``POST /ballast/audits`` and ``vigia ballast audit``), its mapping to the domain
+declaration, and the audit that stores its document and leads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+from vigia.alerts.ballast_audit import AuditConfig, AuditResult, audit
+from vigia.alerts.ballast_declaration import (
+    MAX_VOLUME_M3,
+    Declaration,
+    DeclaredExchange,
+    DeclaredPoint,
+)
+from vigia.ingest.records import Position, VesselInfo
+from vigia.ingest.units import LAT_MAX, LAT_MIN, LON_MAX, LON_MIN
+from vigia.service.db.protocol import Repository
+from vigia.service.settings import BallastSettings
+from vigia.zones.ballast import BallastAssessor
+
+DAY = 86_400.0
+
+
+class LatLon(BaseModel):
+    """A WGS84 position."""
+
+    lat: float = Field(ge=LAT_MIN, le=LAT_MAX)
+    lon: float = Field(ge=LON_MIN, le=LON_MAX)
+
+
+class TimedPoint(LatLon):
+    """A declared time and position."""
+
+    time: AwareDatetime
+
+
+class ExchangeIn(BaseModel):
+    """One declared exchange."""
+
+    start: TimedPoint
+    end: TimedPoint
+    volume_m3: float | None = Field(default=None, gt=0, le=MAX_VOLUME_M3)
+    method: str | None = Field(default=None, examples=["sequential", "flow-through"])
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ExchangeIn:
+        if self.end.time < self.start.time:
+            raise ValueError("end time is before start time")
+        return self
+
+
+class TrackPoint(LatLon):
+    """An AIS fix of the audited ship."""
+
+    t: AwareDatetime
+    sog: float | None = None
+    cog: float | None = None
+    nav_status: int | None = None
+
+
+EXAMPLE_AUDIT: dict[str, Any] = {
+    "mmsi": 636012345,
+    "exchanges": [
+        {
+            "start": {"time": "2024-05-01T02:00:00Z", "lat": -27.2, "lon": -37.6},
+            "end": {"time": "2024-05-01T08:00:00Z", "lat": -26.9, "lon": -38.4},
+            "volume_m3": 12000,
+            "method": "sequential",
+        }
+    ],
+}
+
+
+class AuditRequest(BaseModel):
+    """A ship's declaration; without ``track``, the stored AIS track is used."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [EXAMPLE_AUDIT]})
+    mmsi: int = Field(ge=1, le=999_999_999)
+    exchanges: list[ExchangeIn] = Field(min_length=1, max_length=200)
+    track: list[TrackPoint] | None = Field(default=None, max_length=200_000)
+    state_ship: bool = False
+    ballast_capacity_m3: float | None = Field(default=None, ge=0)
+    sealed_tanks: bool = False
+    no_ballast_tanks: bool = False
+    only_ajb: bool = False
+    ait: bool = False
+    certificate_number: str | None = None
+    certificate_valid_until: AwareDatetime | None = None
+    installed_platform: bool = False
+    declared_exceptions: list[str] = Field(default_factory=list)
+
+
+class AuditResponse(BaseModel):
+    """The stored audit: verdicts with their figures, and the leads raised."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str
+    mmsi: int
+    basemap: dict[str, str]
+    applicability: dict[str, Any]
+    exchanges: list[dict[str, Any]]
+    leads: list[dict[str, Any]]
+    record: dict[str, str]
+
+
+def _ts(dt: datetime) -> float:
+    return dt.timestamp()
+
+
+def declaration_of(req: AuditRequest) -> Declaration:
+    """The domain declaration of a request body."""
+    exchanges = tuple(
+        DeclaredExchange(
+            DeclaredPoint(_ts(e.start.time), e.start.lat, e.start.lon),
+            DeclaredPoint(_ts(e.end.time), e.end.lat, e.end.lon),
+            e.volume_m3,
+            e.method,
+        )
+        for e in req.exchanges
+    )
+    until = req.certificate_valid_until
+    return Declaration(
+        mmsi=req.mmsi,
+        exchanges=exchanges,
+        state_ship=req.state_ship,
+        ballast_capacity_m3=req.ballast_capacity_m3,
+        sealed_tanks=req.sealed_tanks,
+        no_ballast_tanks=req.no_ballast_tanks,
+        only_ajb=req.only_ajb,
+        ait=req.ait,
+        certificate_number=req.certificate_number,
+        certificate_valid_until=None if until is None else _ts(until),
+        installed_platform=req.installed_platform,
+        declared_exceptions=tuple(req.declared_exceptions),
+    )
+
+
+def track_of(req: AuditRequest) -> list[Position]:
+    """The request's own track as positions."""
+    return [
+        Position(req.mmsi, _ts(p.t), 1, p.lon, p.lat, p.sog, p.cog, None, p.nav_status)
+        for p in req.track or []
+    ]
+
+
+def audit_request(
+    req: AuditRequest,
+    track: Sequence[Position],
+    vessel: VesselInfo | None,
+    assessor: BallastAssessor,
+    settings: BallastSettings,
+    now: float,
+) -> AuditResult:
+    """Audit a request body against ``track`` with the configured assumptions."""
+    cfg = AuditConfig(
+        pump_rate_m3_h=settings.pump_rate_m3_h,
+        match_distance_nm=settings.match_distance_nm,
+        match_time_s=settings.match_time_s,
+    )
+    return audit(declaration_of(req), track, vessel, assessor, cfg, now=now)
+
+
+def run_audit(
+    req: AuditRequest,
+    repo: Repository,
+    assessor: BallastAssessor,
+    settings: BallastSettings,
+    now: float,
+) -> dict[str, Any]:
+    """Audit a declaration, store the audit and its leads; returns the stored document."""
+    decl = declaration_of(req)
+    if req.track is not None:
+        track = track_of(req)
+    else:
+        lo = min(e.start.t for e in decl.exchanges) - settings.voyage_days * DAY
+        hi = max(e.end.t for e in decl.exchanges) + settings.voyage_days * DAY
+        track = repo.track(req.mmsi, lo, hi)
+    result = audit_request(req, track, repo.get_vessel(req.mmsi), assessor, settings, now)
+    result.document["track_source"] = "request" if req.track is not None else "stored AIS"
+    if result.leads:
+        repo.upsert_leads(result.leads)
+    audit_id = repo.save_audit(result.document)
+    return {"id": audit_id, **result.document}

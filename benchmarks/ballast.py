@@ -13,7 +13,6 @@ Baseline in the same run: the reference method's own rate.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import time
@@ -24,7 +23,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from vigia.zones.ballast import get_assessor  # noqa: E402
 
@@ -32,12 +30,10 @@ WINDOW = (-58.0, -36.0, -22.0, 8.0)  # the Brazilian margin, islands and open oc
 
 
 def _reference() -> Callable[..., float]:
-    spec = importlib.util.spec_from_file_location("ref", ROOT / "tests/ballast/conftest.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    fn: Callable[..., float] = mod.reference_distance_nm
-    return fn
+    # the tests' independent oracle (tests.support imports no pytest)
+    from tests.support.geodesy import reference_distance_nm
+
+    return reference_distance_nm
 
 
 def median_rate(fn: Callable[[], Any], n: int, runs: int) -> float:

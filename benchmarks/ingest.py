@@ -21,7 +21,6 @@ from pyais.stream import FileReaderStream
 
 ROOT = Path(__file__).resolve().parents[1]
 # this script is itself named ingest.py: make the package win over the script's folder
-sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
 
 from vigia.ingest.decoder import Ingestor  # noqa: E402
 from vigia.ingest.sources import FileSource  # noqa: E402

@@ -30,11 +30,9 @@ import time
 from itertools import islice
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+from scripts import aisgen
 
-import aisgen  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 T0 = 1_767_261_600.0
 M_PER_DEG = 111_320.0

@@ -15,13 +15,11 @@ from __future__ import annotations
 import argparse
 import logging
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from vigia.ingest.decoder import Ingestor  # noqa: E402
 from vigia.ingest.records import Position  # noqa: E402

@@ -29,7 +29,6 @@ import numpy as np
 import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
 
 from vigia.ingest.decoder import Ingestor  # noqa: E402
 from vigia.ingest.records import Position  # noqa: E402

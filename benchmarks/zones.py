@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,6 @@ from shapely.geometry import MultiPoint, mapping
 
 # this file is named zones.py: keep its folder off the path so `zones` is the package
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
 
 from vigia.zones.catalogue import bundled_zones_dir, load_zones, parse_feature_collection  # noqa: E402
 from vigia.zones.evaluate import ZoneIndex  # noqa: E402

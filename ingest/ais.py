@@ -18,7 +18,6 @@ from pyais.messages import (
     MessageType18,
 )
 
-from vigia.ingest.units import lat_or_none, lon_or_none
 from vigia.ingest.records import (
     AidToNavigation,
     BaseStation,
@@ -27,6 +26,7 @@ from vigia.ingest.records import (
     SafetyBroadcast,
     StaticData,
 )
+from vigia.ingest.units import lat_or_none, lon_or_none
 
 #: characters allowed in an armoured payload (ITU-R M.1371 / IEC 61162: '0'..'W', '`'..'w')
 PAYLOAD_CHARS = "".join(chr(c) for c in range(48, 88)) + "".join(chr(c) for c in range(96, 120))

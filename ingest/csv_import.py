@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from vigia.ingest.units import lat_or_none, lon_or_none
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.errors import IngestError, InputFormatError
 from vigia.ingest.records import AidToNavigation, BaseStation, Position, Record, StaticData
+from vigia.ingest.units import lat_or_none, lon_or_none
 
 DMA_REQUIRED = ("timestamp", "mmsi", "latitude", "longitude")
 NOAA_REQUIRED = ("mmsi", "basedatetime", "lat", "lon")

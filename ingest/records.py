@@ -6,8 +6,10 @@ Records are plain slotted dataclasses so they serialise cheaply onto a message b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
+from functools import cache
+from typing import Any
 
 
 @dataclass(slots=True, frozen=True)
@@ -150,3 +152,30 @@ def iso_utc(t: float) -> str:
     if dt.microsecond:
         return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return dt.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# fields every JSON view shows as ISO 8601 UTC (records keep Unix seconds)
+TIME_FIELDS = frozenset({"t", "updated_at"})
+
+
+@cache
+def field_names(cls: type, without: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """A record class's field names in declaration order, less ``without``: the one
+    source every row, journal entry and JSON view of a record is derived from."""
+    return tuple(f.name for f in fields(cls) if f.name not in without)
+
+
+def record_values(rec: Any, without: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A record's fields (storage form: times as Unix seconds), less ``without``."""
+    names: tuple[str, ...] = field_names(type(rec), without)  # type: ignore[arg-type]
+    return {n: getattr(rec, n) for n in names}
+
+
+def record_json(rec: Any, without: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A record's fields as JSON (times as ISO 8601 UTC), less ``without``; ``raw``
+    sentences are evidence, never part of a record's view."""
+    out = record_values(rec, without | {"raw"})
+    for k in TIME_FIELDS & out.keys():
+        if out[k] is not None:
+            out[k] = iso_utc(out[k])
+    return out

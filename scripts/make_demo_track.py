@@ -21,17 +21,12 @@ Deterministic: fixed start time and no randomness. Run from the repository root:
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import itertools
-
-import aisgen
-from aisgen import KN, Fix, fwd, hold, lines_for, merge, run, static_lines
-
+from scripts import aisgen
+from scripts.aisgen import KN, Fix, fwd, hold, lines_for, merge, run, static_lines
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.model import Zone
 

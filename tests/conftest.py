@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support import pg
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
-PG_ADMIN_URL = os.environ.get(
-    "VIGIA_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/vigia_test"
-)
+PG_ADMIN_URL = pg.PG_ADMIN_URL
 
 
 @pytest.fixture
@@ -23,36 +21,32 @@ def fixtures() -> Path:
     return FIXTURES
 
 
-def _psycopg_dsn(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://")
+@pytest.fixture
+def fresh_pg_url() -> Iterator[str]:
+    """A new, empty PostgreSQL database with PostGIS, dropped afterwards (for tests of
+    migrations themselves; others want ``migrated_pg_url``)."""
+    with pg.database() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def pg_template() -> Iterator[str]:
+    """This session's migrated template database (see tests/support/pg.py)."""
+    with pg.migrated_template() as name:
+        yield name
 
 
 @pytest.fixture
-def fresh_pg_url() -> Iterator[str]:
-    """A new, empty PostgreSQL database with PostGIS, dropped afterwards.
-
-    Each test gets its own database so tests (and developers) never collide.
-    """
-    psycopg = pytest.importorskip("psycopg")
-    name = f"vigia_t_{uuid.uuid4().hex[:12]}"
-    admin = _psycopg_dsn(PG_ADMIN_URL)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base, _, _ = PG_ADMIN_URL.rpartition("/")
-    url = f"{base}/{name}"
-    with psycopg.connect(_psycopg_dsn(url), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
-    try:
+def migrated_pg_url(pg_template: str) -> Iterator[str]:
+    """A new PostGIS database at the newest schema, copied from the template."""
+    with pg.database(template=pg_template) as url:
         yield url
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(params=["sqlite", "postgis"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A database URL for each store: an embedded SQLite file, and a fresh PostGIS db."""
+    """A database URL for each store: an embedded SQLite file, and a migrated PostGIS db."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'vigia.sqlite'}"
-    url: str = request.getfixturevalue("fresh_pg_url")
+    url: str = request.getfixturevalue("migrated_pg_url")
     return url

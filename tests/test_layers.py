@@ -151,3 +151,38 @@ def test_the_circle_check_can_fail() -> None:
     """The detector sees a planted circle (a check that cannot fail checks nothing)."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def _repo_python() -> list[Path]:
+    skip = {".venv", "build", ".git"}
+    return [
+        p
+        for p in ROOT.rglob("*.py")
+        if not skip & set(p.relative_to(ROOT).parts) and "site-packages" not in p.parts
+    ]
+
+
+def test_nothing_edits_the_import_path() -> None:
+    """No module inserts into ``sys.path``: tests, scripts and benchmarks import by
+    package name (tests.support, scripts.*, vigia.*)."""
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in _repo_python()
+        if p != Path(__file__) and "sys.path" in p.read_text()
+    ]
+    assert not offenders, offenders
+
+
+def test_benchmarks_import_no_test_module() -> None:
+    """Benchmarks run without pytest: they may use tests.support helpers that import no
+    pytest, and no test module or fixture file."""
+    offenders = []
+    for path in (ROOT / "benchmarks").glob("*.py"):
+        for m in _imported_modules(path):
+            if m == "pytest" or (m.startswith("tests") and not m.startswith("tests.support")):
+                offenders.append(f"{path.name} imports {m}")
+            elif m.startswith("tests.support."):
+                helper = ROOT / (m.replace(".", "/") + ".py")
+                if helper.exists() and "pytest" in _imported_modules(helper):
+                    offenders.append(f"{path.name} imports {m}, which needs pytest")
+    assert not offenders, offenders

@@ -146,14 +146,33 @@ def parse_feature(feat: Any, *, index: int = 0, file: str | None = None) -> Zone
     def fail(reason: str) -> ZoneError:
         return ZoneError(reason, file=file, feature=zid)
 
+    kind = _kind(props, fail)
+    geometry = _geometry(feat.get("geometry"), kind, fail)
+    return zone_from_properties({**props, "id": zid}, geometry, fail=fail)
+
+
+def _kind(props: Mapping[str, Any], fail: _Fail) -> ZoneKind:
     raw_kind = props.get("kind")
     if raw_kind is None:
         raise fail("missing kind")
     try:
-        kind = ZoneKind(str(raw_kind))
+        return ZoneKind(str(raw_kind))
     except ValueError:
         raise fail(f"unknown kind {raw_kind!r}") from None
-    geometry = _geometry(feat.get("geometry"), kind, fail)
+
+
+def zone_from_properties(
+    props: Mapping[str, Any],
+    geometry: BaseGeometry,
+    *,
+    version: int | None = None,
+    fail: _Fail | None = None,
+) -> Zone:
+    """The zone of a Feature's properties (with ``id`` and ``kind``) and a checked
+    geometry: the one reading of the zone JSON, for files, uploads and the store."""
+    zid = str(props["id"])
+    fail = fail or (lambda reason: ZoneError(reason, feature=zid))
+    kind = _kind(props, fail)
     valid_from = _instant(props, "valid_from", fail)
     valid_to = _instant(props, "valid_to", fail)
     if kind is ZoneKind.SPECIAL_AREA and (valid_from is None or valid_to is None):
@@ -167,7 +186,8 @@ def parse_feature(feat: Any, *, index: int = 0, file: str | None = None) -> Zone
     anchoring = props.get("anchoring_prohibited", kind is ZoneKind.ACCESS_CHANNEL)
     if not isinstance(anchoring, bool):
         raise fail("anchoring_prohibited must be true or false")
-    version = props.get("version", 1)
+    if version is None:
+        version = props.get("version", 1)
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise fail("version must be a positive integer")
     return Zone(

@@ -11,35 +11,14 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from vigia.alerts.lead import EvidencePoint, Lead
-from vigia.ingest.records import Position, VesselInfo
+from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import valid_lonlat
-from vigia.zones.model import Zone, ZoneKind
+from vigia.zones.catalogue import zone_from_properties, zone_to_feature
+from vigia.zones.model import Zone
 
-POSITION_COLUMNS = (
-    "mmsi",
-    "t",
-    "msg_type",
-    "lon",
-    "lat",
-    "sog",
-    "cog",
-    "heading",
-    "nav_status",
-    "accuracy",
-    "source",
-)
-VESSEL_COLUMNS = (
-    "mmsi",
-    "name",
-    "callsign",
-    "imo",
-    "ship_type",
-    "length_m",
-    "beam_m",
-    "destination",
-    "updated_at",
-    "extra",
-)
+# rows are the records' own fields (raw sentences are kept only as a lead's evidence)
+POSITION_COLUMNS = field_names(Position, frozenset({"raw"}))
+VESSEL_COLUMNS = field_names(VesselInfo)
 
 
 def storable(p: Position) -> bool:
@@ -49,95 +28,42 @@ def storable(p: Position) -> bool:
 
 def position_row(p: Position) -> dict[str, Any]:
     """The ``positions`` row of a position."""
-    return {
-        "mmsi": p.mmsi,
-        "t": p.t,
-        "msg_type": p.msg_type,
-        "lon": p.lon,
-        "lat": p.lat,
-        "sog": p.sog,
-        "cog": p.cog,
-        "heading": p.heading,
-        "nav_status": p.nav_status,
-        "accuracy": p.accuracy,
-        "source": p.source,
-    }
+    return {n: getattr(p, n) for n in POSITION_COLUMNS}
 
 
 def row_position(r: Mapping[Any, Any]) -> Position:
     """A position from a ``positions`` or ``vessel_latest`` row."""
-    acc = r["accuracy"]
-    return Position(
-        mmsi=int(r["mmsi"]),
-        t=float(r["t"]),
-        msg_type=int(r["msg_type"]),
-        lon=float(r["lon"]),
-        lat=float(r["lat"]),
-        sog=r["sog"],
-        cog=r["cog"],
-        heading=r["heading"],
-        nav_status=r["nav_status"],
-        accuracy=None if acc is None else bool(acc),
-        source=r["source"] or "",
-    )
+    p = Position(**{n: r[n] for n in POSITION_COLUMNS})
+    # SQLite hands booleans back as integers and NULL text as None
+    p.accuracy = None if p.accuracy is None else bool(p.accuracy)
+    p.source = p.source or ""
+    return p
 
 
 def vessel_row(v: VesselInfo) -> dict[str, Any]:
     """The ``vessels`` row of a vessel."""
-    return {
-        "mmsi": v.mmsi,
-        "name": v.name,
-        "callsign": v.callsign,
-        "imo": v.imo,
-        "ship_type": v.ship_type,
-        "length_m": v.length_m,
-        "beam_m": v.beam_m,
-        "destination": v.destination,
-        "updated_at": v.updated_at,
-        "extra": dict(v.extra),
-    }
+    row = {n: getattr(v, n) for n in VESSEL_COLUMNS}
+    row["extra"] = dict(v.extra)
+    return row
 
 
 def row_vessel(r: Mapping[Any, Any]) -> VesselInfo:
     """A vessel from its row."""
-    return VesselInfo(
-        mmsi=int(r["mmsi"]),
-        name=r["name"],
-        callsign=r["callsign"],
-        imo=r["imo"],
-        ship_type=r["ship_type"],
-        length_m=r["length_m"],
-        beam_m=r["beam_m"],
-        destination=r["destination"],
-        updated_at=r["updated_at"],
-        extra=dict(r["extra"] or {}),
-    )
+    v = VesselInfo(**{n: r[n] for n in VESSEL_COLUMNS})
+    v.extra = dict(v.extra or {})
+    return v
 
 
-def _iso(dt: datetime | None) -> str | None:
-    return None if dt is None else dt.isoformat()
+def zone_properties(z: Zone) -> dict[str, Any]:
+    """Every attribute of a zone but its geometry and version: the contract's Feature
+    properties (the same JSON a zone file holds; the row keeps the version)."""
+    props: dict[str, Any] = zone_to_feature(z)["properties"]
+    props.pop("version", None)
+    return props
 
 
 def _epoch(dt: datetime | None) -> float | None:
     return None if dt is None else dt.timestamp()
-
-
-def zone_properties(z: Zone) -> dict[str, Any]:
-    """Every attribute of a zone but its geometry, as JSON."""
-    return {
-        "name": z.name,
-        "distance_m": z.distance_m,
-        "valid_from": _iso(z.valid_from),
-        "valid_to": _iso(z.valid_to),
-        "allowed_mmsi": sorted(z.allowed_mmsi),
-        "allowed_ship_types": sorted(z.allowed_ship_types),
-        "anchoring_prohibited": z.anchoring_prohibited,
-        "max_dwell_min": z.max_dwell_min,
-        "authority": z.authority,
-        "notice": z.notice,
-        "source": z.source,
-        "properties": z.properties,
-    }
 
 
 def zone_row(z: Zone, version: int, now: float) -> dict[str, Any]:
@@ -161,31 +87,11 @@ def zone_row(z: Zone, version: int, now: float) -> dict[str, Any]:
     }
 
 
-def _dt(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
 def row_zone(r: Mapping[Any, Any], wkb: bytes) -> Zone:
-    """A zone from its version row and WKB geometry."""
-    p = r["properties"]
-    return Zone(
-        id=r["zone_id"],
-        kind=ZoneKind(r["kind"]),
-        geometry=geometry_from_wkb(wkb),
-        name=p.get("name"),
-        distance_m=p.get("distance_m"),
-        valid_from=_dt(p.get("valid_from")),
-        valid_to=_dt(p.get("valid_to")),
-        allowed_mmsi=frozenset(p.get("allowed_mmsi", ())),
-        allowed_ship_types=frozenset(p.get("allowed_ship_types", ())),
-        anchoring_prohibited=bool(p.get("anchoring_prohibited", False)),
-        max_dwell_min=p.get("max_dwell_min"),
-        authority=p.get("authority"),
-        notice=p.get("notice"),
-        source=p.get("source"),
-        version=int(r["version"]),
-        properties=dict(p.get("properties") or {}),
-    )
+    """A zone from its version row and WKB geometry (stored zones were validated when
+    they were written; the geometry is not checked again on every read)."""
+    props = {**r["properties"], "id": r["zone_id"], "kind": r["kind"]}
+    return zone_from_properties(props, geometry_from_wkb(wkb), version=int(r["version"]))
 
 
 def geometry_wkb(g: BaseGeometry) -> bytes:

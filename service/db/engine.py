@@ -53,12 +53,3 @@ def migrate(engine: Engine) -> None:
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
-
-
-def current_revision(engine: Engine) -> str | None:
-    """The schema revision the database is at (None before the first migration)."""
-    from alembic.migration import MigrationContext
-
-    with engine.connect() as conn:
-        rev: str | None = MigrationContext.configure(conn).get_current_revision()
-        return rev

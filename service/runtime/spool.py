@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import itertools
 import logging
+import operator
 import os
 import pickle
 import struct
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from vigia.ingest.errors import VigiaError
-from vigia.ingest.records import Position
+from vigia.ingest.records import Position, field_names
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +52,15 @@ class SpoolError(VigiaError):
     code = "spool-unavailable"
 
 
+# positions travel as plain tuples of their fields in declaration order (read back with
+# Position(*row)); the list is the dataclass's own, so a new field is journalled too
+_POSITION_FIELDS = field_names(Position)
+_position_tuple = operator.attrgetter(*_POSITION_FIELDS)
+
+
 def _encode(kind: str, items: Sequence[Any]) -> bytes:
     if kind == "positions":
-        rows = [
-            (p.mmsi, p.t, p.msg_type, p.lon, p.lat, p.sog, p.cog, p.heading, p.nav_status,
-             p.accuracy, p.source, p.raw)
-            for p in items
-        ]  # fmt: skip
+        rows = [_position_tuple(p) for p in items]
         return pickle.dumps(rows, pickle.HIGHEST_PROTOCOL)
     return pickle.dumps(list(items), pickle.HIGHEST_PROTOCOL)
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scenario_kit import bundled_index
-
+from tests.alerts.scenario_kit import bundled_index
 from vigia.zones.evaluate import ZoneIndex
 
 

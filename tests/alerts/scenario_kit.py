@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from pyproj import Geod
 from shapely.geometry import LineString, MultiLineString, Point, Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
+from scripts import aisgen
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
@@ -24,9 +24,6 @@ from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import Zone
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import aisgen  # noqa: E402
 
 GEOD = Geod(ellps="WGS84")
 T0 = 1_767_261_600.0  # 2026-01-01T10:00:00Z, a summer morning on the beach

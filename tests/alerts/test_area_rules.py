@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenario_kit import (
+from shapely.geometry import Point
+
+from tests.alerts.scenario_kit import (
     T0,
     aisgen,
     feature,
@@ -15,9 +17,7 @@ from scenario_kit import (
     square,
     to_positions,
 )
-from scenario_kit import static as static_rec
-from shapely.geometry import Point
-
+from tests.alerts.scenario_kit import static as static_rec
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.ingest.records import iso_utc
 

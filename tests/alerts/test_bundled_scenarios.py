@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from scenario_kit import (
+
+from tests.alerts.scenario_kit import (
     T0,
     aisgen,
     beach_frame,
@@ -17,7 +18,6 @@ from scenario_kit import (
     static,
     to_positions,
 )
-
 from vigia.ingest.records import Position, iso_utc
 from vigia.zones.evaluate import ZoneIndex
 

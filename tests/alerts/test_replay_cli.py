@@ -9,8 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scenario_kit import ROOT, aisgen, beach_frame, beach_run, find_zone, geodesic_truth
 
+from tests.alerts.scenario_kit import (
+    ROOT,
+    aisgen,
+    beach_frame,
+    beach_run,
+    find_zone,
+    geodesic_truth,
+)
 from vigia.zones.evaluate import ZoneIndex
 
 T0 = 1_767_268_800.0  # 2026-01-01T12:00:00Z
@@ -185,8 +192,7 @@ def test_demo_track_gives_the_leads_its_readme_promises(tmp_path: Path) -> None:
 
 
 def test_demo_track_is_reproducible() -> None:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import make_demo_track
+    from scripts import make_demo_track
 
     demo = ROOT / "data" / "demo" / "rio_demo.nmea"
     assert "\n".join(make_demo_track.build()) + "\n" == demo.read_text()

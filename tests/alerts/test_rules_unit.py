@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenario_kit import T0, aisgen, feature, index_from, square, to_positions
 from shapely.geometry import Point
 
+from tests.alerts.scenario_kit import T0, aisgen, feature, index_from, square, to_positions
 from vigia.alerts.episodes import EpisodeConfig
-from vigia.alerts.lead import lead_id, thin
-from vigia.alerts.lead import EvidencePoint
+from vigia.alerts.lead import EvidencePoint, lead_id, thin
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.alerts.rules import Approach, ApproachPolicy, VesselMoment, approach_ok, is_sailing
 from vigia.ingest.registry import VesselRegistry

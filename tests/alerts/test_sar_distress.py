@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scenario_kit import (
+
+from tests.alerts.scenario_kit import (
     T0,
     aisgen,
     feature,
@@ -15,7 +16,6 @@ from scenario_kit import (
     square,
     to_positions,
 )
-
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.decoder import Ingestor

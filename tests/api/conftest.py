@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import PG_ADMIN_URL
+from tests.support import pg
 from vigia.service.db.protocol import Repository
 from vigia.service.http.app import create_app, new_api_key
 from vigia.service.http.deps import ROLES, hash_key
@@ -111,16 +110,6 @@ def shared_api(
     if request.param == "sqlite":
         yield from start(make_settings(f"sqlite:///{tmp / 'vigia.sqlite'}", tmp))
         return
-    psycopg = pytest.importorskip("psycopg")
-    name = f"vigia_t_{uuid.uuid4().hex[:12]}"
-    admin = PG_ADMIN_URL.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = f"{PG_ADMIN_URL.rpartition('/')[0]}/{name}"
-    try:
-        with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+    template = request.getfixturevalue("pg_template")
+    with pg.database(template=template) as url:
         yield from start(make_settings(url, tmp))
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -14,6 +14,7 @@ from pyais import encode_dict
 from pyproj import Geod
 
 from tests.api.conftest import BUNDLED, Api, make_settings, start
+from tests.support.nmea import timestamped
 from vigia.service.settings import IngestSettings
 
 pytestmark = pytest.mark.postgis
@@ -23,12 +24,8 @@ T0 = 1_709_294_400  # 2024-03-01T12:00:00Z
 MMSI = 710000111
 
 
-def _tagged(sentence: str, t: int) -> str:
-    body = f"c:{t}"
-    cs = 0
-    for ch in body:
-        cs ^= ord(ch)
-    return f"\\{body}*{cs:02X}\\{sentence}"
+def _tagged(line: str, t: int) -> str:
+    return timestamped(line, t)
 
 
 def crossing_lines() -> list[str]:

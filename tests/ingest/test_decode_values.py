@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.nmea import sentence
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import (
     AidToNavigation,
@@ -255,11 +256,7 @@ def _sentence(bits: str) -> str:
     for i in range(0, len(bits), 6):
         v = int(bits[i : i + 6], 2)
         payload += chr(v + 48 if v < 40 else v + 56)
-    body = f"AIVDM,1,1,,A,{payload},{fill}"
-    cs = 0
-    for ch in body:
-        cs ^= ord(ch)
-    return f"!{body}*{cs:02X}"
+    return sentence(f"AIVDM,1,1,,A,{payload},{fill}")
 
 
 def _type1(lon_min10k: int, lat_min10k: int, sog10: int, cog10: int, hdg: int) -> str:

@@ -10,13 +10,12 @@ and ``internal_error`` (a line that hit a bug in Vigia) must stay 0.
 from __future__ import annotations
 
 import random
-from functools import reduce
-from operator import xor
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.nmea import checksum, sentence, tag_block
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import AidToNavigation, BaseStation, Position, RawLine, Record
 
@@ -46,7 +45,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 
 def with_checksum(body: str, lead: str = "!") -> str:
-    return f"{lead}{body}*{reduce(xor, body.encode('latin-1'), 0):02X}"
+    return sentence(body, lead)
 
 
 def run(lines: list[str], *, flush: bool = True) -> tuple[Ingestor, list[Record]]:
@@ -139,7 +138,7 @@ def test_mutated_payloads_with_valid_checksum(
 )
 def test_odd_tag_blocks(items: list[tuple[str, str]], good_checksum: bool) -> None:
     body = ",".join(f"{k}:{v}" if k else v for k, v in items)
-    cs = reduce(xor, body.encode(), 0) if good_checksum else 0x100
+    cs = checksum(body) if good_checksum else 0x100
     line = f"\\{body}*{cs:02X}\\{REAL[0]}"
     ing, recs = run([line])
     check_identity(ing)
@@ -165,9 +164,7 @@ def test_fragments_out_of_order_all_reassemble(rnd: random.Random, n: int, group
         ]
         if grouped:
             parts = [
-                f"\\g:{k + 1}-2-{i},c:{1700000000 + i}*"
-                f"{reduce(xor, f'g:{k + 1}-2-{i},c:{1700000000 + i}'.encode(), 0):02X}\\{p}"
-                for k, p in enumerate(parts)
+                tag_block(f"g:{k + 1}-2-{i},c:{1700000000 + i}") + p for k, p in enumerate(parts)
             ]
         lines += parts
     rnd.shuffle(lines)

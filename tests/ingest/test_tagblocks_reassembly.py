@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from functools import reduce
-from operator import xor
-
 import pytest
 
+from tests.support.nmea import sentence, tag_block
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.nmea import TagBlockError, parse_tag_block
 from vigia.ingest.records import Position, RawLine, Record, StaticData
@@ -24,8 +22,8 @@ T5_B = (
 
 
 def tag(body: str) -> str:
-    """A tag block with its checksum, computed here independently of ingest.nmea."""
-    return f"\\{body}*{reduce(xor, body.encode(), 0):02X}\\"
+    """A tag block with its checksum (tests.support.nmea, independent of ingest.nmea)."""
+    return tag_block(body)
 
 
 def feed(ing: Ingestor, *lines: str, at: float = 1000.0, source: str = "feed") -> list[Record]:
@@ -78,7 +76,7 @@ def test_bad_tag_blocks_are_counted_and_skipped(bad: str) -> None:
 
 def test_parse_tag_block_fields() -> None:
     body = "g:2-3-1234,s:rORBCOMM000,c:1241544035"
-    tb = parse_tag_block(f"{body}*{reduce(xor, body.encode(), 0):02X}")
+    tb = parse_tag_block(tag_block(body).strip("\\"))
     assert (tb.group_num, tb.group_total, tb.group_id) == (2, 3, "1234")
     assert tb.station == "rORBCOMM000"
     assert tb.time == 1_241_544_035.0
@@ -176,7 +174,7 @@ def test_pending_fragments_are_bounded() -> None:
     lines = []
     for i in range(200):
         b = body.format(seq=i % 10, ch="AB"[i % 2])
-        lines.append(f"!{b}*{reduce(xor, b.encode(), 0):02X}")
+        lines.append(sentence(b))
     for i, line in enumerate(lines):
         ing.feed(RawLine(line, 1000.0, f"rx{i}"))
     assert ing.pending_fragments == 50

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from tests.support.pg import unavailable
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 
@@ -30,7 +31,7 @@ def repo(store_url: str) -> Iterator[SqlRepository]:
 def private_pg() -> Iterator[PrivateCluster]:
     """A throwaway PostgreSQL cluster of our own (never the machine's main server)."""
     if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
+        unavailable(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
     cluster = PrivateCluster()
     try:
         cluster.start()

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from vigia.ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc
+from vigia.ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc, record_json
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import NotFoundError
 from vigia.service.http.deps import get_repository, require_role
@@ -71,17 +71,13 @@ def _json(example: dict[str, Any], media: str = "application/json") -> dict[int 
     return {200: {"content": {media: {"example": example}}}}
 
 
+# the point geometry carries lon/lat; accuracy and source are the store's bookkeeping
+_NOT_PROPERTIES = frozenset({"lon", "lat", "accuracy", "source"})
+
+
 def position_properties(p: Position) -> dict[str, Any]:
-    """A position's properties as GeoJSON feature properties."""
-    return {
-        "mmsi": p.mmsi,
-        "t": iso_utc(p.t),
-        "msg_type": p.msg_type,
-        "sog": p.sog,
-        "cog": p.cog,
-        "heading": p.heading,
-        "nav_status": p.nav_status,
-    }
+    """A position's properties as GeoJSON feature properties (derived from its fields)."""
+    return record_json(p, _NOT_PROPERTIES)
 
 
 def point_feature(p: Position, with_id: bool = True) -> dict[str, Any]:
@@ -97,20 +93,11 @@ def point_feature(p: Position, with_id: bool = True) -> dict[str, Any]:
 
 
 def vessel_json(v: VesselInfo) -> dict[str, Any]:
-    """A vessel's static data as JSON."""
-    return {
-        "mmsi": v.mmsi,
-        "name": v.name,
-        "callsign": v.callsign,
-        "imo": v.imo,
-        "ship_type": v.ship_type,
-        "length_m": v.length_m,
-        "beam_m": v.beam_m,
-        "destination": v.destination,
-        "flag_mid": flag_mid(v.mmsi),
-        "device_class": device_class(v.mmsi),
-        "updated_at": None if v.updated_at is None else iso_utc(v.updated_at),
-    }
+    """A vessel's static data as JSON (its fields, and what its MMSI tells)."""
+    out = record_json(v, frozenset({"extra"}))
+    out["flag_mid"] = flag_mid(v.mmsi)
+    out["device_class"] = device_class(v.mmsi)
+    return out
 
 
 @router.get(

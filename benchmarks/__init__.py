@@ -1,0 +1,1 @@
+"""Speed measurements (run as ``python -m benchmarks.NAME`` from the repository)."""

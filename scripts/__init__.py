@@ -1,0 +1,1 @@
+"""Maintenance scripts, importable (run as ``python -m scripts.NAME`` from the repository)."""

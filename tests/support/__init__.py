@@ -1,0 +1,1 @@
+"""Helpers shared by tests, benchmarks and scripts' checks (imported as ``tests.support``)."""

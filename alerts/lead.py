@@ -67,7 +67,7 @@ class Lead:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """The lead JSON of CONTRACT section 3 (plus a few additive fields)."""
+        """The lead JSON of docs/contract.md section 3 (plus a few additive fields)."""
         return {
             "id": self.id,
             "mmsi": self.mmsi,

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Protocol, runtime_checkable
+from typing import IO
 
 from vigia.ingest.errors import IngestError
 from vigia.ingest.records import RawLine
@@ -23,17 +23,6 @@ from vigia.ingest.records import RawLine
 # how often blocking socket calls wake up to look at the stop event
 _POLL_S = 0.2
 _READ_HINT = 1 << 16
-
-
-@runtime_checkable
-class Source(Protocol):
-    """Anything that yields raw lines."""
-
-    name: str
-
-    def lines(self) -> Iterator[RawLine]:
-        """The lines, as they arrive."""
-        ...
 
 
 class FileSource:

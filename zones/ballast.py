@@ -169,7 +169,7 @@ class Assessment:
         return len(self.lon)
 
     def item(self, i: int) -> dict[str, Any]:
-        """The CONTRACT section 6 object of point ``i`` (plus the basemap it used)."""
+        """The docs/contract.md section 6 object of point ``i`` (plus the basemap it used)."""
         depth = self.depth_m[i]
         return {
             "lat": float(self.lat[i]),

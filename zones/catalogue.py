@@ -1,4 +1,4 @@
-"""Zone files (CONTRACT section 1): load, validate completely, and write back.
+"""Zone files (docs/contract.md, section 1): load, validate completely, and write back.
 
 A file is refused whole on its first problem with a :class:`ZoneError` naming the file,
 the feature (its id, or ``#index`` when it has none) and the reason; nothing is returned
@@ -22,7 +22,7 @@ from shapely.geometry.base import BaseGeometry
 from vigia.ingest.units import lonlat_in_range
 from vigia.zones.model import Zone, ZoneError, ZoneKind
 
-#: Geometry types each kind takes (CONTRACT section 1).
+#: Geometry types each kind takes (docs/contract.md, section 1).
 _AREA = frozenset({"Polygon", "MultiPolygon"})
 GEOMETRY_TYPES: dict[ZoneKind, frozenset[str]] = {
     ZoneKind.BATHER_BEACH: frozenset({"LineString", "MultiLineString"}),

@@ -13,7 +13,7 @@ from vigia.ingest.errors import VigiaError
 
 
 class ZoneKind(StrEnum):
-    """Kinds of zone (CONTRACT section 1)."""
+    """Kinds of zone (docs/contract.md, section 1)."""
 
     BATHER_BEACH = "bather_beach"
     MILITARY = "military"

@@ -1,4 +1,4 @@
-"""`vigia decode FILE ...`: one JSON object per decoded message (CONTRACT section 4)."""
+"""`vigia decode FILE ...`: one JSON object per decoded message (docs/contract.md, section 4)."""
 
 from __future__ import annotations
 

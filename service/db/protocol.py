@@ -100,6 +100,9 @@ class Repository(Protocol):
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
 
+    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
+        """Move a lead in the workflow (its evidence never changes); None if unknown."""
+
     def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
         """A page of leads, newest first, and the total matched."""
 
@@ -112,6 +115,12 @@ class Repository(Protocol):
 
     def add_api_key(self, name: str, role: str, key_hash: str) -> ApiKeyRecord:
         """Store a new API key's hash."""
+
+    def list_api_keys(self) -> list[ApiKeyRecord]:
+        """Every stored key, oldest first."""
+
+    def revoke_api_key(self, key_id: int) -> bool:
+        """Revoke a key; False if there is no such key."""
 
     def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
         """Look up a key by its hash."""

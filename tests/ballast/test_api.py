@@ -74,7 +74,7 @@ def client(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str]]]:
 
 
 def test_assess_route(client: tuple[TestClient, dict[str, str]]) -> None:
-    """POST /ballast/assess gives the CONTRACT figures per point; bad points are a 422."""
+    """POST /ballast/assess gives the docs/contract.md section 6 figures; bad points: 422."""
     c, keys = client
     body = {"points": [{"lat": -27.0, "lon": -38.0}, {"lat": -23.3, "lon": -43.0}]}
     r = c.post("/ballast/assess", json=body, headers={"X-API-Key": keys["viewer"]})

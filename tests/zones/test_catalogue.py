@@ -297,7 +297,7 @@ def test_good_file_loads_with_properties_and_defaults(tmp_path: Path) -> None:
 
 
 def test_channels_prohibit_anchoring_by_default() -> None:
-    """access_channel zones default to anchoring_prohibited=True (CONTRACT section 1)."""
+    """access_channel zones default to anchoring_prohibited=True (docs/contract.md, section 1)."""
     feat = {
         "type": "Feature",
         "properties": {"id": "ch", "kind": "access_channel"},

@@ -48,7 +48,7 @@ class AssessRequest(BaseModel):
 
 
 class PointAssessment(BaseModel):
-    """CONTRACT section 6 figures of one point."""
+    """docs/contract.md section 6 figures of one point."""
 
     lat: float
     lon: float

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path
 from fastapi.responses import JSONResponse, Response
@@ -33,19 +33,6 @@ class NewKey(BaseModel):
     name: str = Field(default="", max_length=200)
 
 
-@runtime_checkable
-class KeyAdmin(Protocol):
-    """A store that can list and revoke keys."""
-
-    def list_api_keys(self) -> list[ApiKeyRecord]:
-        """Every stored key, oldest first."""
-        ...
-
-    def revoke_api_key(self, key_id: int) -> bool:
-        """Revoke a key; False if there is no such key."""
-        ...
-
-
 def key_json(record: ApiKeyRecord) -> dict[str, Any]:
     """A key's record without its hash."""
     return {
@@ -55,12 +42,6 @@ def key_json(record: ApiKeyRecord) -> dict[str, Any]:
         "created_at": iso_utc(record.created_at),
         "revoked": record.revoked,
     }
-
-
-def _admin(repo: Repository) -> KeyAdmin:
-    if not isinstance(repo, KeyAdmin):
-        raise RequestInvalidError("this store cannot list or revoke keys")
-    return repo
 
 
 @router.get(
@@ -73,7 +54,7 @@ def _admin(repo: Repository) -> KeyAdmin:
 )
 def list_keys(repo: Annotated[Repository, Depends(get_repository)]) -> dict[str, Any]:
     """Every key with its role and whether it is revoked; hashes are never shown."""
-    return {"keys": [key_json(k) for k in _admin(repo).list_api_keys()]}
+    return {"keys": [key_json(k) for k in repo.list_api_keys()]}
 
 
 @router.post(
@@ -122,6 +103,6 @@ def revoke_key(
     """Revoke a key at once; requests with it get 401 from then on."""
     if key_id == caller.id:
         raise RequestInvalidError("an admin cannot revoke the key it is using")
-    if not _admin(repo).revoke_api_key(key_id):
+    if not repo.revoke_api_key(key_id):
         raise NotFoundError(f"no key with id {key_id}")
     return Response(status_code=204)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
@@ -87,15 +87,6 @@ class StatusChange(BaseModel):
     """A move in the inspectors' workflow."""
 
     status: Status = Field(description="the lead's new status")
-
-
-@runtime_checkable
-class LeadWorkflow(Protocol):
-    """A store that can move leads through the workflow."""
-
-    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
-        """Set a lead's status; None if there is no such lead."""
-        ...
 
 
 def evidence_geojson(lead: Lead) -> dict[str, Any]:
@@ -220,7 +211,7 @@ def get_lead(
         Query(description="`geojson` for the evidence as a FeatureCollection"),
     ] = None,
 ) -> JSONResponse:
-    """The lead JSON (CONTRACT section 3), or its evidence as GeoJSON with ``f=geojson``."""
+    """The lead JSON (docs/contract.md, section 3), or its evidence as GeoJSON (f=geojson)."""
     lead = _lead(repo, lead_id)
     if f == "geojson":
         return GeoJSONResponse(evidence_geojson(lead))
@@ -268,8 +259,6 @@ def change_lead_status(
     repo: Annotated[Repository, Depends(get_repository)],
 ) -> dict[str, Any]:
     """Set the lead's status; its evidence never changes."""
-    if not isinstance(repo, LeadWorkflow):
-        raise RequestInvalidError("this store cannot move leads through the workflow")
     lead = repo.set_lead_status(lead_id, change.status)
     if lead is None:
         raise NotFoundError(f"no lead with id {lead_id!r}")

@@ -1,6 +1,6 @@
 """Latency of ``GET /vessels?bbox=`` over HTTP on PostGIS with 100,000 vessels loaded.
 
-Usage: python benchmarks/api.py [--vessels 100000] [--requests 300] [--reps 3]
+Usage: python -m benchmarks.api [--vessels 100000] [--requests 300] [--reps 3]
                                 [--size-deg 1.0] [--limit 1000]
 
 Creates (and drops) a database on the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s

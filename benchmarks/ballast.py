@@ -7,7 +7,7 @@
   shapely on the same basemap), and fast-path disagreements with the exact method.
 Baseline in the same run: the reference method's own rate.
 
-    python benchmarks/ballast.py [--points 1000000] [--runs 5] [--sample 100]
+    python -m benchmarks.ballast [--points 1000000] [--runs 5] [--sample 100]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Ingest throughput: bare pyais decoding against Vigia's ingest to typed records.
 
-Usage: python benchmarks/ingest.py [NMEA_FILE] [--reps N]
+Usage: python -m benchmarks.ingest [NMEA_FILE] [--reps N]
 
 Both run in this process on the same file, alternating, several times; the script prints
 the median rate of each (messages per second of process CPU time, so that other load on a
@@ -20,7 +20,6 @@ from pathlib import Path
 from pyais.stream import FileReaderStream
 
 ROOT = Path(__file__).resolve().parents[1]
-# this script is itself named ingest.py: make the package win over the script's folder
 
 from vigia.ingest.decoder import Ingestor  # noqa: E402
 from vigia.ingest.sources import FileSource  # noqa: E402

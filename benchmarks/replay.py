@@ -11,7 +11,7 @@ Figures (medians over --runs runs, all in this one process run):
   * peak RSS of a fresh process replaying growing inputs (goal: flat);
   * peak RSS with 100,000 distinct vessels against a few thousand (goal: well under 1 GB).
 
-Run: ``python benchmarks/replay.py`` (``--quick`` for a smaller, faster pass).
+Run: ``python -m benchmarks.replay`` (``--quick`` for a smaller, faster pass).
 """
 
 from __future__ import annotations

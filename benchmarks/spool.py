@@ -1,6 +1,6 @@
 """What the durable spool costs the writer's submit path.
 
-Usage: python benchmarks/spool.py [--positions N] [--batch B] [--reps R]
+Usage: python -m benchmarks.spool [--positions N] [--batch B] [--reps R]
 
 Submits N positions in batches of B (the worker hands the writer 2,000 at a time) to a
 BufferedWriter whose database is unreachable (so its thread only retries and the figure is

@@ -1,6 +1,6 @@
 """Store throughput and query latency on PostGIS, with the ingest rate beside them.
 
-Usage: python benchmarks/store.py [--reps 3] [--positions 200000] [--vessels 100000]
+Usage: python -m benchmarks.store [--reps 3] [--positions 200000] [--vessels 100000]
 
 Connects to ``VIGIA_BENCH_DATABASE_URL`` or creates (and drops) a temporary database on
 the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s server). Prints medians of:

@@ -1,6 +1,6 @@
 """Zone evaluation throughput: 5,000+ zones of mixed kinds, 1,000,000 positions, one core.
 
-Usage: python benchmarks/zones.py [--zones 5000] [--positions 1000000] [--runs 5]
+Usage: python -m benchmarks.zones [--zones 5000] [--positions 1000000] [--runs 5]
 
 Zones: the bundled catalogue plus synthetic ones strewn along the Brazilian coast from
 Chuí to Amapá (platforms, military points and footprints, beach baselines, and area

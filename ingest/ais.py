@@ -8,15 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyais.bit_vector import bit_vector
-from pyais.messages import (
-    MSG_CLASS,
-    MessageType1,
-    MessageType2,
-    MessageType3,
-    MessageType4,
-    MessageType18,
-)
+from pyais import bit_vector
+from pyais.exceptions import AISBaseException
+from pyais.messages import MSG_CLASS
 
 from vigia.ingest.records import (
     AidToNavigation,
@@ -45,17 +39,6 @@ MIN_BITS: dict[int, int] = {
     21: 219,
     24: 160,
     27: 94,
-}
-
-
-# pyais's own fixed-layout decoders for 168-bit messages (what from_vector picks for
-# them); calling them directly skips a dispatch per message
-_FAST: dict[int, Any] = {
-    1: MessageType1._fast_path,
-    2: MessageType2._fast_path,
-    3: MessageType3._fast_path,
-    4: MessageType4._fast_path,
-    18: MessageType18._fast_path,
 }
 
 
@@ -109,14 +92,12 @@ def decode_payload(
     if nbits < min_bits:
         raise Undecodable(f"type {msg_id} payload too short")
     try:
-        bv = bit_vector(payload.encode("ascii"), fill)
-        fast = _FAST.get(msg_id) if nbits == 168 else None
-        m: Any = fast(bv) if fast is not None else MSG_CLASS[msg_id].from_vector(bv)
-        return _BUILDERS[msg_id](m, msg_id, t, source, raw)
-    except (UnsupportedType, Undecodable):
-        raise
-    except Exception as exc:  # pyais raises assorted errors on malformed payloads
+        # from_vector takes pyais's own fast path for 168-bit reports by itself
+        m: Any = MSG_CLASS[msg_id].from_vector(bit_vector(payload.encode("ascii"), fill))
+    except AISBaseException as exc:
+        # pyais's own verdict on the payload; anything else is a bug and must surface
         raise Undecodable(str(exc)) from exc
+    return _BUILDERS[msg_id](m, msg_id, t, source, raw)
 
 
 def _position_a(m: Any, k: int, t: float, source: str, raw: tuple[str, ...]) -> list[Record]:

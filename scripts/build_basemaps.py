@@ -8,7 +8,7 @@ Depth: NOAA ETOPO1 0.1 degree (public domain), from the wheel of ``pybacktrack``
 (``bundle_data/topography/ETOPO1_0.1.grd``, NetCDF4: read with h5py).
 Then the classification grid and the 200/50 nm lines and the 200 m isobath.
 
-    python scripts/build_basemaps.py [--wheels DIR] [--enc DIR]
+    python -m scripts.build_basemaps [--wheels DIR] [--enc DIR]
 
 Wheels already in DIR are reused; missing ones are fetched with ``pip download``.
 """

@@ -1,6 +1,6 @@
 """Rebuild the bundled zone files in data/geojson/ from the reference geodata.
 
-Usage: python scripts/build_zones.py [--data /work/shared/data] [--out data/geojson]
+Usage: python -m scripts.build_zones [--data /work/shared/data] [--out data/geojson]
 
 Reads the DHN chart layers (enc/*.geojson), enc/ofsplf_platforms.csv and
 named_points.csv; writes one FeatureCollection per theme, byte-identical on every run.

@@ -16,7 +16,7 @@ blocks, so ``vigia replay data/demo/rio_demo.nmea`` shows what the service does:
   9. boat with no static data, one GPS glitch next to Forte do Leme    -> nothing
 
 Deterministic: fixed start time and no randomness. Run from the repository root:
-``python scripts/make_demo_track.py``.
+``python -m scripts.make_demo_track``.
 """
 
 from __future__ import annotations

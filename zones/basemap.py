@@ -159,6 +159,30 @@ def land_from_geometry(name: str, geom: BaseGeometry) -> LandBasemap:
     return LandBasemap(name, [r for r, _ in rings], [c for _, c in rings], polygons)
 
 
+def _read_ogr_lonlat(p: Path) -> list[BaseGeometry]:
+    """A shapefile's (or any OGR source's) geometries in WGS84 lon/lat, with pyogrio's
+    array reader and pyproj: no data-frame library needed at run time."""
+    try:
+        from pyogrio.raw import read  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise BasemapError(
+            "reading a shapefile needs pyogrio: pip install 'vigia[shapefiles]'"
+        ) from exc
+    meta, _, wkb, _ = read(p, read_geometry=True)
+    geoms = shapely.from_wkb(wkb)
+    crs = meta.get("crs")
+    if crs:
+        from pyproj import CRS, Transformer
+
+        source = CRS.from_user_input(crs)
+        if not source.equals(CRS.from_epsg(4326), ignore_axis_order=True):
+            tr = Transformer.from_crs(source, 4326, always_xy=True)
+            geoms = shapely.transform(
+                geoms, lambda xy: np.column_stack(tr.transform(xy[:, 0], xy[:, 1]))
+            )
+    return [g for g in geoms.tolist() if g is not None]
+
+
 def load_land_file(path: str | Path) -> LandBasemap:
     """Land or baseline from a GeoJSON or a shapefile (e.g. the Decreto 8.400/2015 baseline)."""
     p = Path(path)
@@ -170,9 +194,7 @@ def load_land_file(path: str | Path) -> LandBasemap:
             feats = data.get("features", [data]) if isinstance(data, dict) else []
             geoms = [shapely.geometry.shape(f.get("geometry", f)) for f in feats]
         else:
-            import pyogrio  # type: ignore[import-untyped]
-
-            geoms = list(pyogrio.read_dataframe(p).to_crs(4326).geometry.values)
+            geoms = _read_ogr_lonlat(p)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise BasemapError(f"cannot read land basemap {p}: {exc}") from exc
     geoms = [g for g in geoms if g is not None and not g.is_empty]

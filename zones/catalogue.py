@@ -65,11 +65,15 @@ _Fail = Callable[[str], ZoneError]
 
 
 def bundled_zones_dir() -> Path:
-    """The bundled zone folder: ``$VIGIA_ZONES_DIR`` if set, else the repo's data/geojson."""
+    """The bundled zone folder: ``$VIGIA_ZONES_DIR`` if set; else the copy an installed
+    wheel carries (vigia/zones/geojson); else the repository's data/geojson (a checkout
+    or an editable install, where this module sits in the repository's zones/)."""
     override = os.environ.get(ENV_ZONES_DIR)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parent.parent / "data" / "geojson"
+    here = Path(__file__).resolve().parent
+    installed = here / "geojson"
+    return installed if installed.is_dir() else here.parent / "data" / "geojson"
 
 
 def load_zones(paths: Sequence[str | Path]) -> list[Zone]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,22 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
 PG_ADMIN_URL = pg.PG_ADMIN_URL
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--regen-golden`` rewrites tests/golden/*.jsonl from the current code."""
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        help="rewrite the golden outputs in tests/golden/ instead of comparing with them",
+    )
+
+
+@pytest.fixture
+def regen_golden(request: pytest.FixtureRequest) -> bool:
+    """Whether this run rewrites golden files (also VIGIA_REGEN_GOLDEN=1)."""
+    flag: bool = request.config.getoption("--regen-golden")
+    return flag or os.environ.get("VIGIA_REGEN_GOLDEN") == "1"
 
 
 @pytest.fixture

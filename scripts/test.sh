@@ -9,5 +9,6 @@ export PATH="$PWD/$VENV/bin:$PATH"
 export VIGIA_TEST_DATABASE_URL=${VIGIA_TEST_DATABASE_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/${VIGIA_TEST_DB:-vigia_test}}
 echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
+echo "== hadolint Dockerfile"; hadolint Dockerfile
 echo "== mypy --strict"; bash scripts/typecheck.sh
 echo "== pytest"; python -m pytest --durations=15 "$@"

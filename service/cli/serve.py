@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
+from vigia.service.cli.healthcheck import HEARTBEAT_ENV
 from vigia.service.settings import Settings
 
 
@@ -29,6 +32,9 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+HEARTBEAT_EVERY_S = 10.0
+
+
 def _run_worker_only(settings: Settings) -> int:
     from vigia.service.http.app import Runtime
 
@@ -36,8 +42,15 @@ def _run_worker_only(settings: Settings) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     runtime = Runtime.start(settings, with_worker=True)
+    beat = os.environ.get(HEARTBEAT_ENV)
     try:
-        stop.wait()
+        # no HTTP here: a heartbeat file, touched while the store answers, tells a
+        # container health check (vigia healthcheck) that the worker is alive
+        while True:
+            if beat and runtime.repository.ping():
+                Path(beat).touch()
+            if stop.wait(HEARTBEAT_EVERY_S):
+                break
     finally:
         runtime.close()
     return 0

@@ -115,8 +115,12 @@ def test_worker_only_ingests_without_serving_and_stops_cleanly(
         "VIGIA_INGEST_FILES": str(fixtures / "pyais_nmea_data_sample.txt"),
         "VIGIA_INGEST_COUNTERS_INTERVAL_S": "0.2",
         "VIGIA_LOAD_BUNDLED": "false",
+        "VIGIA_HEARTBEAT_FILE": str(tmp_path / "alive"),
     }
     port = _free_port()
+    health = [*_vigia(), "healthcheck", "--port", str(port)]
+    # nothing running: the container's health check must say so
+    assert subprocess.run(health, env=env, cwd=tmp_path, timeout=60).returncode == 1
     proc = subprocess.Popen(
         [*_vigia(), "serve", "--worker-only", "--port", str(port), "--log-level", "warning"],
         cwd=tmp_path,
@@ -142,6 +146,8 @@ def test_worker_only_ingests_without_serving_and_stops_cleanly(
         assert lines == 898
         with socket.socket() as s:  # no API in this mode
             assert s.connect_ex(("127.0.0.1", port)) != 0
+        # ... yet the health check sees the worker alive, by its heartbeat
+        assert subprocess.run(health, env=env, cwd=tmp_path, timeout=60).returncode == 0
     finally:
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=30)

@@ -184,9 +184,7 @@ def _evidence(at: AssessedTrack, lo: float, hi: float) -> tuple[EvidencePoint, .
     for i in np.flatnonzero((at.t >= lo) & (at.t <= hi)):
         p = at.positions[int(i)]
         d = float(at.distance_nm[i]) * M_PER_NM
-        out.append(
-            EvidencePoint(p.t, float(at.lon[i]), float(at.lat[i]), p.sog, p.cog, p.nav_status, d)
-        )
+        out.append(EvidencePoint.of(p, d, float(at.lon[i]), float(at.lat[i])))
     return tuple(out)
 
 

@@ -68,7 +68,7 @@ class DistressTracker:
                 ep = Episode(p.mmsi, RULE, -1, 0.0)
                 cur = self._open[p.mmsi] = (ep, device_class(p.mmsi, p.msg_type), p.raw)
             ep = cur[0]
-            point = EvidencePoint(p.t, p.lon, p.lat, p.sog, p.cog, p.nav_status, 0.0)
+            point = EvidencePoint.of(p, 0.0, p.lon, p.lat)
             ep.add(point, p.raw, None, cfg.max_evidence)
             # the latest fix is where the people are now: it is the lead's key point
             ep.closest, ep.closest_raw = point, p.raw

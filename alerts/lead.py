@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vigia.alerts.rules import citation
-from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
+from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
 from vigia.zones.model import Zone
 
 
@@ -27,6 +27,12 @@ class EvidencePoint:
     cog: float | None
     nav_status: int | None
     distance_m: float | None = None
+
+    @classmethod
+    def of(cls, p: Position, distance_m: float | None, lon: float, lat: float) -> EvidencePoint:
+        """The evidence of position ``p`` at ``lon``/``lat`` (checked by the caller: a
+        position's own may be None) and ``distance_m`` from what it broke."""
+        return cls(p.t, lon, lat, p.sog, p.cog, p.nav_status, distance_m)
 
     def to_json(self) -> dict[str, Any]:
         """The contract's evidence item."""

@@ -360,15 +360,8 @@ class LeadPipeline:
             ep = vs.episodes[key] = Episode(pos.mmsi, rule, z, thr)
             ep.sailing = sailing
             self._open.add(pos.mmsi)
-        point = EvidencePoint(
-            t=pos.t,
-            lon=pos.lon,
-            lat=pos.lat,
-            sog=pos.sog,
-            cog=pos.cog,
-            nav_status=pos.nav_status,
-            distance_m=d,
-        )
+        assert pos.lon is not None and pos.lat is not None
+        point = EvidencePoint.of(pos, d, pos.lon, pos.lat)
         ep.add(point, pos.raw, authority, self.config.max_evidence)
 
     def _close_stale(self, mmsi: int, vs: VesselState, now: float) -> None:

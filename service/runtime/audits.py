@@ -17,7 +17,7 @@ from vigia.alerts.ballast_declaration import (
     DeclaredExchange,
     DeclaredPoint,
 )
-from vigia.ingest.records import Position, VesselInfo
+from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import LAT_MAX, LAT_MIN, LON_MAX, LON_MIN
 from vigia.service.db.protocol import Repository
 from vigia.service.settings import BallastSettings
@@ -112,8 +112,15 @@ def _ts(dt: datetime) -> float:
     return dt.timestamp()
 
 
+# the declaration's fields the request carries as they are (the rest are converted)
+_AS_DECLARED = field_names(
+    Declaration, frozenset({"exchanges", "certificate_valid_until", "declared_exceptions"})
+)
+
+
 def declaration_of(req: AuditRequest) -> Declaration:
-    """The domain declaration of a request body."""
+    """The domain declaration of a request body (the plain fields by name, so a claim
+    added to Declaration and to the request needs no line here)."""
     exchanges = tuple(
         DeclaredExchange(
             DeclaredPoint(_ts(e.start.time), e.start.lat, e.start.lon),
@@ -125,18 +132,10 @@ def declaration_of(req: AuditRequest) -> Declaration:
     )
     until = req.certificate_valid_until
     return Declaration(
-        mmsi=req.mmsi,
         exchanges=exchanges,
-        state_ship=req.state_ship,
-        ballast_capacity_m3=req.ballast_capacity_m3,
-        sealed_tanks=req.sealed_tanks,
-        no_ballast_tanks=req.no_ballast_tanks,
-        only_ajb=req.only_ajb,
-        ait=req.ait,
-        certificate_number=req.certificate_number,
         certificate_valid_until=None if until is None else _ts(until),
-        installed_platform=req.installed_platform,
         declared_exceptions=tuple(req.declared_exceptions),
+        **{name: getattr(req, name) for name in _AS_DECLARED},
     )
 
 

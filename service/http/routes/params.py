@@ -127,3 +127,19 @@ def page_links(
         href = str(request.url.include_query_params(offset=max(0, offset - limit), limit=limit))
         links.append({"rel": "prev", "href": href})
     return links
+
+
+def feature_page(
+    request: Request,
+    features: list[dict[str, Any]],
+    offset: int,
+    limit: int,
+    total: int | None,
+) -> GeoJSONResponse:
+    """One page of an OGC API - Features collection (``numberMatched`` when known)."""
+    body: dict[str, Any] = {"type": "FeatureCollection", "features": features}
+    if total is not None:
+        body["numberMatched"] = total
+    body["numberReturned"] = len(features)
+    body["links"] = page_links(request, offset, limit, len(features), total)
+    return GeoJSONResponse(body)

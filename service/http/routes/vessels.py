@@ -19,8 +19,8 @@ from vigia.service.http.routes.params import (
     Offset,
     check_order,
     clamp_limit,
+    feature_page,
     get_settings,
-    page_links,
     parse_bbox,
     parse_time,
 )
@@ -118,13 +118,7 @@ def latest_positions(
     box = parse_bbox(bbox)
     size = clamp_limit(limit, settings)
     rows = [p for p in repo.latest_positions(box, size, offset) if p.lon is not None]
-    body = {
-        "type": "FeatureCollection",
-        "features": [point_feature(p) for p in rows],
-        "numberReturned": len(rows),
-        "links": page_links(request, offset, size, len(rows), None),
-    }
-    return GeoJSONResponse(body)
+    return feature_page(request, [point_feature(p) for p in rows], offset, size, None)
 
 
 @router.get(

@@ -21,8 +21,8 @@ from vigia.service.http.routes.params import (
     GeoJSONResponse,
     Offset,
     clamp_limit,
+    feature_page,
     get_settings,
-    page_links,
     parse_bbox,
     parse_interval,
 )
@@ -194,14 +194,7 @@ def list_zone_items(
     else:
         at = None if interval is None else interval[0]
         page, total = repo.list_zones(box, at, size, offset)
-    body = {
-        "type": "FeatureCollection",
-        "features": [feature_of(z) for z in page],
-        "numberMatched": total,
-        "numberReturned": len(page),
-        "links": page_links(request, offset, size, len(page), total),
-    }
-    return GeoJSONResponse(body)
+    return feature_page(request, [feature_of(z) for z in page], offset, size, total)
 
 
 @router.get(

@@ -19,6 +19,9 @@ class RawLine:
     text: str
     received_at: float
     source: str
+    # who sent it within the source (a UDP sender's address, a TCP connection's number):
+    # fragments of one message are only ever joined within one source and one peer
+    peer: str = ""
 
 
 @dataclass(slots=True)
@@ -37,6 +40,9 @@ class Position:
     accuracy: bool | None = None
     source: str = ""
     raw: tuple[str, ...] = ()
+    # what the receiver said of the signal, when it said it (USCG trailing fields, a
+    # $xxVSI sentence in the tag group): ``signal_dbm``, ``snr_db``, ``slot``
+    extras: dict[str, float] | None = None
 
 
 @dataclass(slots=True)

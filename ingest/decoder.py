@@ -56,6 +56,7 @@ class Ingestor:
         max_line_chars: int = MAX_LINE_CHARS,
         max_ahead_s: float = MAX_AHEAD_S,
         max_behind_s: float | None = None,
+        historical_sources: Iterable[str] = (),
     ) -> None:
         self.registry = registry if registry is not None else VesselRegistry()
         self.counters = IngestCounters()
@@ -63,6 +64,7 @@ class Ingestor:
         self.max_line_chars = max_line_chars
         self.max_ahead_s = max_ahead_s
         self.max_behind_s = max_behind_s
+        self.historical_sources = frozenset(historical_sources)  # exempt from max_behind_s
         self._reasm = Reassembler(fragment_timeout_s, max_pending_messages, max_pending_bytes)
         # a station stamps every message of one second with the same tag block, so a
         # small cache of parsed blocks saves most of the parsing on a live feed
@@ -174,7 +176,11 @@ class Ingestor:
                 if t > received_at + self.max_ahead_s:
                     c.time_ahead += 1  # a wrong clock must not place the report in the future
                     t = received_at
-                elif self.max_behind_s is not None and t < received_at - self.max_behind_s:
+                elif (
+                    self.max_behind_s is not None
+                    and t < received_at - self.max_behind_s
+                    and source not in self.historical_sources
+                ):
                     c.time_stale += 1
                     return None
 

@@ -71,6 +71,7 @@ class Ingestor:
         self._tags: dict[str, TagBlock] = {}
         self._last_rx = float("-inf")
         self._header: dict[tuple[str, str], float] = {}  # $PGHP time per feed and peer
+        self._dups: dict[tuple[str, float], float] = {}  # untimed payload, read -> time
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""
@@ -108,6 +109,7 @@ class Ingestor:
                 c.not_nmea += 1
                 return None
             # one receipt time per line, in order: reports read together never share one
+            read_at = received_at
             if received_at <= self._last_rx:
                 received_at = self._last_rx + _RX_STEP
             self._last_rx = received_at
@@ -190,7 +192,14 @@ class Ingestor:
                     salvaged = self._expire(received_at)
                 if t is None:
                     c.untimed += 1
-                    t = received_at
+                    # the very same sentence twice in one read (two receivers, a repeater)
+                    # is one report: it keeps one time, so the store keeps one row
+                    key = (fields[5], read_at)
+                    t = self._dups.get(key)
+                    if t is None:
+                        if len(self._dups) >= _TAG_CACHE:
+                            self._dups.clear()
+                        t = self._dups[key] = received_at
                 recs = self._decode(fields[5], fill, t, station or source, (line,), 1, extras)
                 return _join(salvaged, recs)
             if tag is not None and tag.group_total > 1:

@@ -13,6 +13,7 @@ from functools import reduce
 from operator import xor
 
 from pyais import decode as pyais_decode
+from pyais import encode_dict
 
 from tests.ingest.test_sockets import collect
 from vigia.ingest.decoder import MAX_LINE_CHARS, Ingestor
@@ -74,7 +75,12 @@ def test_five_reports_in_one_datagram_stay_five_in_order() -> None:
         th = threading.Thread(target=lambda: got.extend(collect(src.lines(), 5, stop)))
         th.start()
         time.sleep(0.1)
-        tx.sendto(("\r\n".join([POS] * 5) + "\r\n").encode(), src.address)
+        # five different reports of one vessel, as a burst from one receiver
+        five = [
+            encode_dict({"type": 1, "mmsi": 710000123, "lon": -43.1 + k * 1e-3, "lat": -22.9})[0]
+            for k in range(5)
+        ]
+        tx.sendto(("\r\n".join(five) + "\r\n").encode(), src.address)
         th.join(15)
     assert len(got) == 5 and len({line.received_at for line in got}) == 1  # one read
     ing = Ingestor()
@@ -83,6 +89,14 @@ def test_five_reports_in_one_datagram_stay_five_in_order() -> None:
     assert len(recs) == 5 and all(isinstance(r, Position) for r in recs)
     assert len(set(times)) == 5 and times == sorted(times)  # five rows, keyed (mmsi, t)
     assert max(times) - min(times) < 0.001  # still the time they were received
+    assert [r.lon for r in recs] == sorted(r.lon for r in recs)  # in the order sent
+
+
+def test_the_same_untimed_sentence_twice_in_one_read_is_one_report() -> None:
+    ing = Ingestor()
+    other = "!AIVDM,1,1,,A,13HOI:0P0000VOHLCnHQKwvL05Ip,0*23"
+    recs = [r for text in (POS, other, POS) for r in ing.feed(RawLine(text, 1.8e9, "udp"))]
+    assert recs[0].t == recs[2].t != recs[1].t  # heard twice: one (mmsi, t) row
 
 
 def test_a_tcp_line_without_newline_is_bounded_and_linear() -> None:

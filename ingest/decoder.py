@@ -71,7 +71,8 @@ class Ingestor:
         self._tags: dict[str, TagBlock] = {}
         self._last_rx = float("-inf")
         self._header: dict[tuple[str, str], float] = {}  # $PGHP time per feed and peer
-        self._dups: dict[tuple[str, float], float] = {}  # untimed payload, read -> time
+        self._dups: dict[str, float] = {}  # untimed payloads of the current read -> time
+        self._dups_read = float("nan")
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""
@@ -194,14 +195,15 @@ class Ingestor:
                     c.untimed += 1
                     # the very same sentence twice in one read (two receivers, a repeater)
                     # is one report: it keeps one time, so the store keeps one row
-                    key = (fields[5], read_at)
-                    t = self._dups.get(key)
+                    dups = self._dups
+                    if read_at != self._dups_read or len(dups) >= _TAG_CACHE:
+                        dups.clear()
+                        self._dups_read = read_at
+                    t = dups.get(fields[5])
                     if t is None:
-                        if len(self._dups) >= _TAG_CACHE:
-                            self._dups.clear()
-                        t = self._dups[key] = received_at
+                        t = dups[fields[5]] = received_at
                 recs = self._decode(fields[5], fill, t, station or source, (line,), 1, extras)
-                return _join(salvaged, recs)
+                return recs if salvaged is None else _join(salvaged, recs)
             if tag is not None and tag.group_total > 1:
                 # tag-block grouping: the group id ties lines together, whatever they say
                 key: tuple[str, ...] = ("g", source, peer, tag.group_id)

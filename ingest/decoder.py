@@ -190,7 +190,7 @@ class Ingestor:
             if total == 1 and (tag is None or tag.group_total <= 1):
                 salvaged = None
                 if not c.lines & _EXPIRE_MASK and self._reasm.pending:
-                    salvaged = self._expire(received_at)
+                    salvaged = self._expire(received_at, t)
                 if t is None:
                     c.untimed += 1
                     # the very same sentence twice in one read (two receivers, a repeater)
@@ -249,7 +249,7 @@ class Ingestor:
     def _add(
         self, key: tuple[str, ...], total: int, frag: Fragment, feed: str
     ) -> list[Record] | None:
-        salvaged = self._expire(frag.received)
+        salvaged = self._expire(frag.received, frag.time)
         parts, dropped = self._reasm.add(key, total, frag, frag.received)
         if dropped:
             salvaged = _join(salvaged, self._give_up(dropped))
@@ -335,10 +335,16 @@ class Ingestor:
                 r.extras = extras
         return recs
 
-    def _expire(self, now: float) -> list[Record] | None:
+    def _expire(self, now: float, now_t: float | None) -> list[Record] | None:
         oldest = self._reasm.oldest()
-        if oldest is not None and oldest < now - self.fragment_timeout_s:
-            return self._give_up(self._reasm.expire(now))
+        if oldest is None:
+            return None
+        limit = self.fragment_timeout_s
+        started, started_t = oldest
+        if started < now - limit or (
+            now_t is not None and started_t is not None and started_t < now_t - limit
+        ):
+            return self._give_up(self._reasm.expire(now, now_t))
         return None
 
 

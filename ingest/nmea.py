@@ -125,6 +125,7 @@ class PendingMessage:
 
     total: int
     started: float  # receipt time of the first fragment seen (for the timeout)
+    started_t: float | None = None  # its message time, if it had one (replays)
     parts: dict[int, Fragment] = field(default_factory=dict)
     size: int = 0  # characters held, for the byte bound
     feed: str = ""  # the source the message came from (its key's second element)
@@ -168,7 +169,7 @@ class Reassembler:
             ):
                 dropped.append(self._pop(next(iter(self.pending))))
                 self.evicted += 1
-            pend = PendingMessage(total, now, feed=key[1] if len(key) > 1 else "")
+            pend = PendingMessage(total, now, frag.time, feed=key[1] if len(key) > 1 else "")
             self.pending[key] = pend
         else:
             while self.bytes + size > self.max_bytes and len(self.pending) > 1:
@@ -190,16 +191,24 @@ class Reassembler:
         self.bytes -= pend.size
         return pend
 
-    def expire(self, now: float) -> list[PendingMessage]:
-        """Give up messages whose first fragment was received over the timeout ago."""
+    def expire(self, now: float, now_t: float | None = None) -> list[PendingMessage]:
+        """Give up messages whose first fragment was received over the timeout ago, or,
+        when both carry message times (a replay reads hours in seconds), whose first
+        fragment's time is over the timeout before ``now_t``."""
         limit = now - self.timeout_s
-        stale = [k for k, p in self.pending.items() if p.started < limit]
+        limit_t = None if now_t is None else now_t - self.timeout_s
+        stale = [
+            k
+            for k, p in self.pending.items()
+            if p.started < limit
+            or (limit_t is not None and p.started_t is not None and p.started_t < limit_t)
+        ]
         return [self._pop(k) for k in stale]
 
-    def oldest(self) -> float | None:
-        """Receipt time of the oldest pending message (insertion order), if any."""
+    def oldest(self) -> tuple[float, float | None] | None:
+        """Receipt and message time of the oldest pending message (insertion order)."""
         for p in self.pending.values():
-            return p.started
+            return p.started, p.started_t
         return None
 
     def drain(self) -> list[PendingMessage]:

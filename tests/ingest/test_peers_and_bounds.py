@@ -165,3 +165,18 @@ def test_udp_garbage_is_shed_before_it_reaches_the_worker() -> None:
     assert [line.text for line in got] == [POS]
     assert src.counts["garbage_datagrams"] >= 150  # some may be lost by the kernel
     assert src.counts["too_long"] >= 40
+
+
+def test_a_replay_never_joins_fragments_hours_apart_in_file_time() -> None:
+    # a replay reads hours of a file in a second: the timeout also runs on message time
+    ing = Ingestor()
+    t0 = 1_428_451_206
+    tag0 = f"c:{t0}"
+    tag1 = f"c:{t0 + 600}"
+
+    def tagged(body: str, s: str) -> str:
+        return f"\\{body}*{reduce(xor, body.encode(), 0):02X}\\{s}"
+
+    lines = [tagged(tag0, T5_A[0]), tagged(tag1, T5_B[1])]  # same sequence id and channel
+    recs = [r for text in lines for r in ing.feed(RawLine(text, 1.8e9, "archive.nmea"))]
+    assert recs == [] and ing.counters.orphan_fragment == 1 and ing.pending_fragments == 1

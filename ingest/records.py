@@ -181,6 +181,8 @@ def record_json(rec: Any, without: frozenset[str] = frozenset()) -> dict[str, An
     """A record's fields as JSON (times as ISO 8601 UTC), less ``without``; ``raw``
     sentences are evidence, never part of a record's view."""
     out = record_values(rec, without | {"raw"})
+    if "extras" in out and out["extras"] is None:  # signal extras appear only when heard
+        del out["extras"]
     for k in TIME_FIELDS & out.keys():
         if out[k] is not None:
             out[k] = iso_utc(out[k])

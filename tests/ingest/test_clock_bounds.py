@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from functools import reduce
-from operator import xor
-
+from tests.support.nmea import tag_block as tag
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import RawLine
 from vigia.service.settings import IngestSettings
 
 POS = "!AIVDM,1,1,,B,15M67FC000G?ufbE`FepT@3n00Sa,0*5C"
 NOW = 1_800_000_000.0
-
-
-def tag(body: str) -> str:
-    return f"\\{body}*{reduce(xor, body.encode(), 0):02X}\\"
 
 
 def test_a_time_far_ahead_of_receipt_is_clamped_and_counted() -> None:

@@ -9,13 +9,12 @@ import os
 import socket
 import threading
 import time
-from functools import reduce
-from operator import xor
 
 from pyais import decode as pyais_decode
 from pyais import encode_dict
 
 from tests.ingest.test_sockets import collect
+from tests.support.nmea import sentence, tag_block
 from vigia.ingest.decoder import MAX_LINE_CHARS, Ingestor
 from vigia.ingest.records import Position, RawLine, StaticData
 from vigia.ingest.sources import TcpSource, UdpSource
@@ -30,10 +29,6 @@ T5_B = (
     "!AIVDM,2,2,1,A,F@V@00000000000,2*35",
 )
 POS = "!AIVDM,1,1,,B,15M67FC000G?ufbE`FepT@3n00Sa,0*5C"
-
-
-def with_checksum(body: str) -> str:
-    return f"!{body}*{reduce(xor, body.encode(), 0):02X}"
 
 
 def test_two_receivers_interleaving_on_one_udp_port_are_not_mixed() -> None:
@@ -128,7 +123,7 @@ def test_a_checksummed_megabyte_sentence_is_refused_not_decoded() -> None:
     fields = POS[1 : POS.rindex("*")].split(",")
     fields[5] += "0" * (1 << 20)
     ing = Ingestor()
-    assert ing.feed(RawLine(with_checksum(",".join(fields)), 1.8e9, "feed")) == []
+    assert ing.feed(RawLine(sentence(",".join(fields)), 1.8e9, "feed")) == []
     assert ing.counters.too_long == 1 and ing.counters.decoded_lines == 0
     assert ing.feed(RawLine("x" * (MAX_LINE_CHARS + 1), 1.8e9, "feed")) == []
     assert ing.counters.too_long == 2
@@ -174,9 +169,6 @@ def test_a_replay_never_joins_fragments_hours_apart_in_file_time() -> None:
     tag0 = f"c:{t0}"
     tag1 = f"c:{t0 + 600}"
 
-    def tagged(body: str, s: str) -> str:
-        return f"\\{body}*{reduce(xor, body.encode(), 0):02X}\\{s}"
-
-    lines = [tagged(tag0, T5_A[0]), tagged(tag1, T5_B[1])]  # same sequence id and channel
+    lines = [tag_block(tag0) + T5_A[0], tag_block(tag1) + T5_B[1]]  # same sequence id and channel
     recs = [r for text in lines for r in ing.feed(RawLine(text, 1.8e9, "archive.nmea"))]
     assert recs == [] and ing.counters.orphan_fragment == 1 and ing.pending_fragments == 1

@@ -12,6 +12,7 @@ from pyais import decode as pyais_decode
 from pyais.stream import FileReaderStream
 
 from vigia.ingest.decoder import Ingestor
+from vigia.ingest.jsonout import record_to_json
 from vigia.ingest.records import Position, RawLine, Record, StaticData
 from vigia.ingest.sources import FileSource
 
@@ -86,6 +87,10 @@ def test_vsi_signal_and_slot_stay_on_the_position() -> None:
     assert pos.t == 1428451252.0 and pos.source == "r003669946"
     assert pos.extras == {"slot": 1972.0, "signal_dbm": -108.0, "snr_db": 0.0}
     assert pos.raw == VSI_POS
+    # vigia decode shows them; a report without them has no "extras" key at all
+    assert record_to_json(pos)["extras"] == pos.extras
+    (plain,) = lines(Ingestor(), VSI_POS[0].rsplit("\\", 1)[-1])
+    assert "extras" not in record_to_json(plain)
 
 
 def test_a_group_that_loses_its_vsi_still_gives_its_message_at_the_end() -> None:

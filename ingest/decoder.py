@@ -109,11 +109,6 @@ class Ingestor:
             if not line.isascii():
                 c.not_nmea += 1
                 return None
-            # one receipt time per line, in order: reports read together never share one
-            read_at = received_at
-            if received_at <= self._last_rx:
-                received_at = self._last_rx + _RX_STEP
-            self._last_rx = received_at
             tag: TagBlock | None = None
             sentence = line
             if line[0] == "\\":
@@ -167,7 +162,7 @@ class Ingestor:
             if tag is not None:
                 t = tag.time
                 station = tag.station
-            if len(sentence) > star + 3 and sentence[star + 3] == ",":
+            if sentence[-3] != "*" and sentence[star + 3] == ",":  # trailing fields
                 ut, us, extras = uscg_trailer(sentence[star + 4 :])
                 if t is None:
                     t = ut
@@ -196,12 +191,19 @@ class Ingestor:
                     # the very same sentence twice in one read (two receivers, a repeater)
                     # is one report: it keeps one time, so the store keeps one row
                     dups = self._dups
-                    if read_at != self._dups_read or len(dups) >= _TAG_CACHE:
+                    if received_at != self._dups_read:
                         dups.clear()
-                        self._dups_read = read_at
+                        self._dups_read = received_at
                     t = dups.get(fields[5])
                     if t is None:
-                        t = dups[fields[5]] = received_at
+                        # inline: spread receipt times so none is shared (see _receipt)
+                        t = received_at
+                        if t <= self._last_rx:
+                            t = self._last_rx + _RX_STEP
+                        self._last_rx = t
+                        if len(dups) >= _TAG_CACHE:
+                            dups.clear()
+                        dups[fields[5]] = t
                 recs = self._decode(fields[5], fill, t, station or source, (line,), 1, extras)
                 return recs if salvaged is None else _join(salvaged, recs)
             if tag is not None and tag.group_total > 1:
@@ -218,6 +220,14 @@ class Ingestor:
         except Exception:  # a bug must not stop the feed: count it, skip the line
             c.internal_error += 1
             return None
+
+    def _receipt(self, received_at: float) -> float:
+        """The time of an untimed message: its receipt, spread so that messages read
+        together keep their order and never share one time (the store keys on it)."""
+        if received_at <= self._last_rx:
+            received_at = self._last_rx + _RX_STEP
+        self._last_rx = received_at
+        return received_at
 
     def _other(
         self,
@@ -287,7 +297,7 @@ class Ingestor:
         t_msg = next((p.time for p in parts if p.time is not None), None)
         if t_msg is None:
             self.counters.untimed += 1
-            t_msg = parts[0].received
+            t_msg = self._receipt(parts[0].received)
         src = next((p.station for p in parts if p.station is not None), feed)
         raw = tuple(p.line for p in parts)
         return self._decode(payload, ais[-1].fill, t_msg, src, raw, nlines, extras)

@@ -2,33 +2,45 @@
 
 Identity (checked by the property tests): every line fed ends in exactly one outcome,
 
-    lines == blank + not_nmea + bad_tag_block + truncated + bad_checksum + non_ais
-             + orphan_fragment + undecodable + unsupported_type + decoded_lines
-             + internal_error + pending
+    lines == blank + too_long + not_nmea + bad_tag_block + truncated + bad_checksum
+             + orphan_fragment + undecodable + time_stale + non_ais + unsupported_type
+             + decoded_lines + internal_error + pending
 
 where ``pending`` is the fragments still waiting for the rest of their message (0 after
 ``flush()``). ``sentences`` counts lines that framed as a checksum-valid AIS sentence,
 ``messages`` complete (reassembled) messages, ``records`` the records produced.
 ``bad_row`` is used by CSV import only (its ``lines`` are data rows).
+
+Two kinds of skipped line are kept apart: ``BAD_REASONS`` are errors (garbage, damage,
+a refused clock), ``NOT_USED`` is normal traffic Vigia has no use for (valid NMEA that is
+not AIS, such as a receiver's GPS fixes, and valid AIS types no rule judges: 6, 7, 8, ...),
+so that an alert on the error rate does not fire on a healthy feed.
+
+Side counts (not line outcomes): ``untimed`` messages timed by their receipt because they
+carried no time of their own; ``time_ahead`` messages whose time was too far ahead of their
+receipt and was clamped to it; ``pending_evicted`` incomplete messages given up to keep the
+reassembly buffer within its bounds (their lines are in ``orphan_fragment``).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-#: the per-line outcomes that are a reason a line was skipped
+#: the per-line outcomes that are an error: why a line that should have been used was not
 BAD_REASONS = (
+    "too_long",
     "not_nmea",
     "bad_tag_block",
     "truncated",
     "bad_checksum",
-    "non_ais",
     "orphan_fragment",
     "undecodable",
-    "unsupported_type",
+    "time_stale",
 )
+#: the per-line outcomes of valid traffic that Vigia does not use
+NOT_USED = ("non_ais", "unsupported_type")
 #: outcome counters whose sum (plus pending fragments) equals ``lines``
-OUTCOMES = ("blank", *BAD_REASONS, "decoded_lines", "internal_error")
+OUTCOMES = ("blank", *BAD_REASONS, *NOT_USED, "decoded_lines", "internal_error")
 
 
 @dataclass(slots=True)
@@ -40,6 +52,7 @@ class IngestCounters:
     messages: int = 0
     records: int = 0
     blank: int = 0
+    too_long: int = 0
     not_nmea: int = 0
     bad_tag_block: int = 0
     truncated: int = 0
@@ -48,9 +61,13 @@ class IngestCounters:
     orphan_fragment: int = 0
     undecodable: int = 0
     unsupported_type: int = 0
+    time_stale: int = 0
     decoded_lines: int = 0
     internal_error: int = 0  # a bug in Vigia met by a line; the line is skipped, not fatal
     bad_row: int = 0
+    untimed: int = 0
+    time_ahead: int = 0
+    pending_evicted: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """All counters by name."""

@@ -43,6 +43,12 @@ NAV_STATUS = {
     "ais-sart": 14,
     "unknown value": 15,
     "unknown": 15,
+    # NOAA MarineCadastre 2015-2017 spell them out too, with a few variants of their own
+    "power-driven vessel pushing ahead": 12,
+    "ais-sart (active)": 14,
+    "undefined": 15,
+    "not defined": 15,
+    "default": 15,
 }
 SHIP_TYPE = {
     "wig": 20,
@@ -216,6 +222,18 @@ def _rows(
             yield from out
 
 
+def _status(v: str | None) -> int | None:
+    """NOAA's status: a number (2018 on) or, in 2015-2017 exports, the words of ITU's
+    table ("moored", "under way using engine"); words not in the table are None."""
+    text = _str(v)
+    if text is None:
+        return None
+    if text.replace(".", "", 1).isdigit():
+        n = int(float(text))
+        return n if 0 <= n <= 15 else None
+    return NAV_STATUS.get(text.lower())
+
+
 def _mmsi(v: str | None) -> int:
     m = _int(v)
     if m is None or not 0 < m < 1_000_000_000:
@@ -269,7 +287,7 @@ def _noaa_row(get: _Getter) -> list[Record]:
     lon, lat, sog, cog, hdg = _pos_fields(
         _num(get("lon")), _num(get("lat")), _num(get("sog")), _num(get("cog")), _int(get("heading"))
     )
-    status = None if class_b else _int(get("status"))
+    status = None if class_b else _status(get("status"))
     pos = Position(mmsi, t, 18 if class_b else 1, lon, lat, sog, cog, hdg, status, source="noaa")
     imo_text = (_str(get("imo")) or "").upper().removeprefix("IMO")
     static = StaticData(

@@ -8,14 +8,16 @@ from vigia.ingest.ais import Undecodable, UnsupportedType, decode_payload
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.nmea import (
     Fragment,
+    PendingMessage,
     Reassembler,
     TagBlock,
     TagBlockError,
     nmea_checksum,
     parse_tag_block,
 )
-from vigia.ingest.records import RawLine, Record, StaticData
+from vigia.ingest.records import Position, RawLine, Record, StaticData
 from vigia.ingest.registry import VesselRegistry
+from vigia.ingest.sidecar import pghp_time, uscg_trailer, vsi_extras
 
 _HEXVAL = {
     a + b: int(a + b, 16) for a in "0123456789ABCDEFabcdef" for b in "0123456789ABCDEFabcdef"
@@ -26,10 +28,23 @@ _SMALL = {str(i): i for i in range(10)}
 # fragment arrives
 _EXPIRE_MASK = 4095
 _TAG_CACHE = 1024  # parsed tag blocks kept (cleared whole when full)
+#: longest line accepted: NMEA's 82 characters, a tag block (ORBCOMM's run to ~70) and
+#: USCG trailing fields (~90), with generous slack; a longer line is refused unread
+MAX_LINE_CHARS = 1024
+#: how far ahead of its receipt a message may say it was sent (receiver clocks drift)
+MAX_AHEAD_S = 300.0
+_RX_STEP = 1e-6  # receipt times of lines read together are spread by this much
 
 
 class Ingestor:
-    """Turns raw NMEA lines into records; never raises on anything in the input."""
+    """Turns raw NMEA lines into records; never raises on anything in the input.
+
+    A message's time is, in order: its tag block's ``c:``, the USCG trailing time, the
+    ``$PGHP`` header before it, else its receipt time (counted as ``untimed``). A message
+    time more than ``max_ahead_s`` after its receipt is clamped to the receipt time
+    (``time_ahead``); with ``max_behind_s`` (live feeds) one older than that is refused
+    (``time_stale``). A replay leaves ``max_behind_s`` unset and keeps historical times.
+    """
 
     def __init__(
         self,
@@ -37,41 +52,56 @@ class Ingestor:
         *,
         fragment_timeout_s: float = 60.0,
         max_pending_messages: int = 10_000,
+        max_pending_bytes: int = 4 << 20,
+        max_line_chars: int = MAX_LINE_CHARS,
+        max_ahead_s: float = MAX_AHEAD_S,
+        max_behind_s: float | None = None,
+        historical_sources: Iterable[str] = (),
     ) -> None:
         self.registry = registry if registry is not None else VesselRegistry()
         self.counters = IngestCounters()
         self.fragment_timeout_s = fragment_timeout_s
-        self._reasm = Reassembler(fragment_timeout_s, max_pending_messages)
+        self.max_line_chars = max_line_chars
+        self.max_ahead_s = max_ahead_s
+        self.max_behind_s = max_behind_s
+        self.historical_sources = frozenset(historical_sources)  # exempt from max_behind_s
+        self._reasm = Reassembler(fragment_timeout_s, max_pending_messages, max_pending_bytes)
         # a station stamps every message of one second with the same tag block, so a
         # small cache of parsed blocks saves most of the parsing on a live feed
         self._tags: dict[str, TagBlock] = {}
+        self._last_rx = float("-inf")
+        self._header: dict[tuple[str, str], float] = {}  # $PGHP time per feed and peer
+        self._dups: dict[str, float] = {}  # untimed payloads of the current read -> time
+        self._dups_read = float("nan")
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""
-        return self._feed(line.text, line.received_at, line.source) or []
+        return self._feed(line.text, line.received_at, line.source, line.peer) or []
 
     def feed_many(self, lines: Iterable[RawLine]) -> Iterator[Record]:
         """Ingest lines as they come, yielding records as messages complete."""
         feed = self._feed
         for line in lines:
-            recs = feed(line.text, line.received_at, line.source)
+            recs = feed(line.text, line.received_at, line.source, line.peer)
             if recs:
                 yield from recs
 
     def flush(self) -> list[Record]:
-        """End of input: pending fragments will never complete, count them as orphans."""
-        self.counters.orphan_fragment += self._reasm.drain()
-        return []
+        """End of input: decode what can be salvaged, count the rest as orphans."""
+        return self._give_up(self._reasm.drain()) or []
 
     @property
     def pending_fragments(self) -> int:
         """Fragments waiting for the rest of their message."""
         return self._reasm.pending_fragments()
 
-    def _feed(self, text: str, received_at: float, source: str) -> list[Record] | None:
+    def _feed(self, text: str, received_at: float, source: str, peer: str) -> list[Record] | None:
         c = self.counters
         c.lines += 1
         try:
+            if len(text) > self.max_line_chars:
+                c.too_long += 1
+                return None
             line = text.strip()
             if not line:
                 c.blank += 1
@@ -114,8 +144,7 @@ class Ingestor:
                 return None
             fields = sentence[:star].split(",")
             if fields[0][3:] not in _AIS_TYPES or first != "!":
-                c.non_ais += 1
-                return None
+                return self._other(fields, line, tag, received_at, source, peer)
             if len(fields) < 7:
                 c.truncated += 1
                 return None
@@ -127,64 +156,165 @@ class Ingestor:
                 c.undecodable += 1
                 return None
 
-            t = received_at
-            feed_name = source
+            t: float | None = None
+            station: str | None = None
+            extras: dict[str, float] | None = None
             if tag is not None:
-                if tag.time is not None:
-                    t = tag.time
-                if tag.station is not None:
-                    source = tag.station
+                t = tag.time
+                station = tag.station
+            if sentence[-3] != "*" and sentence[star + 3] == ",":  # trailing fields
+                ut, us, extras = uscg_trailer(sentence[star + 4 :])
+                if t is None:
+                    t = ut
+                if station is None:
+                    station = us
+            if t is None and self._header:
+                t = self._header.pop((source, peer), None)
+            if t is not None:
+                if t > received_at + self.max_ahead_s:
+                    c.time_ahead += 1  # a wrong clock must not place the report in the future
+                    t = received_at
+                elif (
+                    self.max_behind_s is not None
+                    and t < received_at - self.max_behind_s
+                    and source not in self.historical_sources
+                ):
+                    c.time_stale += 1
+                    return None
 
             if total == 1 and (tag is None or tag.group_total <= 1):
+                salvaged = None
                 if not c.lines & _EXPIRE_MASK and self._reasm.pending:
-                    self._expire(t)
-                return self._decode(fields[5], fill, t, source, (line,), 1)
-            return self._fragment(fields, num, total, fill, line, tag, t, feed_name)
+                    salvaged = self._expire(received_at, t)
+                if t is None:
+                    c.untimed += 1
+                    # the very same sentence twice in one read (two receivers, a repeater)
+                    # is one report: it keeps one time, so the store keeps one row
+                    dups = self._dups
+                    if received_at != self._dups_read:
+                        dups.clear()
+                        self._dups_read = received_at
+                    t = dups.get(fields[5])
+                    if t is None:
+                        # inline: spread receipt times so none is shared (see _receipt)
+                        t = received_at
+                        if t <= self._last_rx:
+                            t = self._last_rx + _RX_STEP
+                        self._last_rx = t
+                        if len(dups) >= _TAG_CACHE:
+                            dups.clear()
+                        dups[fields[5]] = t
+                recs = self._decode(fields[5], fill, t, station or source, (line,), 1, extras)
+                return recs if salvaged is None else _join(salvaged, recs)
+            if tag is not None and tag.group_total > 1:
+                # tag-block grouping: the group id ties lines together, whatever they say
+                key: tuple[str, ...] = ("g", source, peer, tag.group_id)
+                gnum, gtotal = tag.group_num, tag.group_total
+            else:
+                key = ("s", source, peer, fields[3], fields[4], fields[1])
+                gnum, gtotal = num, total
+            frag = Fragment(
+                gnum, fields[5], fill, line, t, station, received_at, total, num, extras
+            )
+            return self._add(key, gtotal, frag, source)
         except Exception:  # a bug must not stop the feed: count it, skip the line
             c.internal_error += 1
             return None
 
-    def _fragment(
+    def _receipt(self, received_at: float) -> float:
+        """The time of an untimed message: its receipt, spread so that messages read
+        together keep their order and never share one time (the store keys on it)."""
+        if received_at <= self._last_rx:
+            received_at = self._last_rx + _RX_STEP
+        self._last_rx = received_at
+        return received_at
+
+    def _other(
         self,
         fields: list[str],
-        num: int,
-        total: int,
-        fill: int,
         line: str,
         tag: TagBlock | None,
-        t: float,
-        feed_name: str,
+        received_at: float,
+        source: str,
+        peer: str,
     ) -> list[Record] | None:
-        c = self.counters
-        self._expire(t)
-        # fragments are matched within one feed (its own name, not the s: station, which
-        # only the first line of a tag group may carry)
+        """A checksum-valid sentence that is not AIS: a header, a group member, or unused."""
+        talker = fields[0]
+        if talker == "$PGHP":
+            t = pghp_time(fields)
+            if t is not None:
+                if len(self._header) >= _TAG_CACHE:
+                    self._header.clear()
+                self._header[(source, peer)] = t
         if tag is not None and tag.group_total > 1:
-            # tag-block grouping: the group id ties lines together, whatever the sentence says
-            key: tuple[str, ...] = ("g", feed_name, tag.group_id)
-            num, total = tag.group_num, tag.group_total
-        else:
-            key = ("s", feed_name, fields[3], fields[4], fields[1])
-        frag = Fragment(
-            num,
-            fields[5],
-            fill,
-            line,
-            tag.time if tag is not None else None,
-            tag.station if tag is not None else None,
-            t,
-        )
-        parts, orphaned = self._reasm.add(key, total, frag, t)
-        c.orphan_fragment += orphaned
+            # a member of an AIS message's group (signal report): it travels with it
+            extras = vsi_extras(fields) if talker[3:] == "VSI" else None
+            frag = Fragment(
+                tag.group_num, None, 0, line, tag.time, tag.station, received_at, 1, 0, extras
+            )
+            return self._add(("g", source, peer, tag.group_id), tag.group_total, frag, source)
+        self.counters.non_ais += 1
+        return None
+
+    def _add(
+        self, key: tuple[str, ...], total: int, frag: Fragment, feed: str
+    ) -> list[Record] | None:
+        salvaged = self._expire(frag.received, frag.time)
+        parts, dropped = self._reasm.add(key, total, frag, frag.received)
+        if dropped:
+            salvaged = _join(salvaged, self._give_up(dropped))
         if parts is None:
+            return salvaged
+        return _join(salvaged, self._complete(parts, feed, len(parts)))
+
+    def _complete(self, parts: list[Fragment], feed: str, nlines: int) -> list[Record] | None:
+        """Decode a complete group or message; every line in ``parts`` gets one outcome."""
+        c = self.counters
+        ais = [p for p in parts if p.payload is not None]
+        if not ais:
+            c.non_ais += nlines
             return None
-        payload = "".join(p.payload for p in parts)
-        times = [p.time for p in parts if p.time is not None]
-        stations = [p.station for p in parts if p.station is not None]
-        t_msg = times[0] if times else parts[0].received
-        src = stations[0] if stations else feed_name
+        if not _whole(ais):
+            if all(p.total == 1 for p in ais):  # single-sentence messages sharing a group
+                c.non_ais += nlines - len(ais)
+                out: list[Record] | None = None
+                for p in ais:
+                    out = _join(out, self._message([p], feed, 1, p.extras))
+                return out
+            c.undecodable += nlines
+            return None
+        extras: dict[str, float] | None = None
+        for p in parts:
+            if p.extras:
+                extras = {**(extras or {}), **p.extras}
+        return self._message(parts, feed, nlines, extras)
+
+    def _message(
+        self, parts: list[Fragment], feed: str, nlines: int, extras: dict[str, float] | None
+    ) -> list[Record] | None:
+        ais = [p for p in parts if p.payload is not None]
+        payload = "".join(p.payload for p in ais if p.payload is not None)
+        t_msg = next((p.time for p in parts if p.time is not None), None)
+        if t_msg is None:
+            self.counters.untimed += 1
+            t_msg = self._receipt(parts[0].received)
+        src = next((p.station for p in parts if p.station is not None), feed)
         raw = tuple(p.line for p in parts)
-        return self._decode(payload, parts[-1].fill, t_msg, src, raw, len(parts))
+        return self._decode(payload, ais[-1].fill, t_msg, src, raw, nlines, extras)
+
+    def _give_up(self, dropped: list[PendingMessage]) -> list[Record] | None:
+        """Messages that will not complete: decode those whose AIS part is whole (a group
+        that lost only its signal report), count the rest's lines as orphans."""
+        out: list[Record] | None = None
+        for pend in dropped:
+            parts = [pend.parts[k] for k in sorted(pend.parts)]
+            ais = [p for p in parts if p.payload is not None]
+            if ais and _whole(ais):
+                out = _join(out, self._complete(parts, pend.feed, len(parts)))
+            else:
+                self.counters.orphan_fragment += len(parts)
+        self.counters.pending_evicted = self._reasm.evicted
+        return out
 
     def _decode(
         self,
@@ -194,6 +324,7 @@ class Ingestor:
         source: str,
         raw: tuple[str, ...],
         nlines: int,
+        extras: dict[str, float] | None = None,
     ) -> list[Record] | None:
         c = self.counters
         c.messages += 1
@@ -210,9 +341,32 @@ class Ingestor:
         for r in recs:
             if type(r) is StaticData:
                 self.registry.update(r)
+            elif extras and type(r) is Position:
+                r.extras = extras
         return recs
 
-    def _expire(self, now: float) -> None:
+    def _expire(self, now: float, now_t: float | None) -> list[Record] | None:
         oldest = self._reasm.oldest()
-        if oldest is not None and oldest < now - self.fragment_timeout_s:
-            self.counters.orphan_fragment += self._reasm.expire(now)
+        if oldest is None:
+            return None
+        limit = self.fragment_timeout_s
+        started, started_t = oldest
+        if started < now - limit or (
+            now_t is not None and started_t is not None and started_t < now_t - limit
+        ):
+            return self._give_up(self._reasm.expire(now, now_t))
+        return None
+
+
+def _whole(ais: list[Fragment]) -> bool:
+    """Whether AIS fragments (in line order) make one complete message."""
+    n = len(ais)
+    return all(p.total == n and p.snum == i for i, p in enumerate(ais, 1))
+
+
+def _join(a: list[Record] | None, b: list[Record] | None) -> list[Record] | None:
+    if not a:
+        return b
+    if not b:
+        return a
+    return a + b

@@ -101,15 +101,22 @@ def parse_tag_block(text: str) -> TagBlock:
 
 @dataclass(slots=True)
 class Fragment:
-    """One sentence of a multi-sentence message, already checksum-verified."""
+    """One line of a multi-line message, already checksum-verified.
+
+    ``payload`` is None for a line that is not AIS but belongs to the message's tag-block
+    group (a ``$xxVSI`` signal report): it adds ``extras`` and counts with the message.
+    """
 
     num: int
-    payload: str
+    payload: str | None
     fill: int
     line: str
-    time: float | None  # c: of this line, if it had one
+    time: float | None  # message time of this line, if it had one
     station: str | None
     received: float = 0.0  # receipt time of the line
+    total: int = 1  # the AIS sentence's own fragment count and number (tag groups
+    snum: int = 1  # number their lines in the group, which may differ)
+    extras: dict[str, float] | None = None
 
 
 @dataclass(slots=True)
@@ -117,67 +124,99 @@ class PendingMessage:
     """Fragments of one message collected so far."""
 
     total: int
-    started: float  # effective time of the first fragment seen (for the timeout)
+    started: float  # receipt time of the first fragment seen (for the timeout)
+    started_t: float | None = None  # its message time, if it had one (replays)
     parts: dict[int, Fragment] = field(default_factory=dict)
+    size: int = 0  # characters held, for the byte bound
+    feed: str = ""  # the source the message came from (its key's second element)
 
 
 class Reassembler:
     """Collects fragments of multi-sentence messages, in any order, until complete.
 
-    Fragments are keyed by a tag-block group when the line has ``g:``, else by the
-    sentence's sequence id, channel and fragment count (per source). A key that sees a
-    fragment number it already holds, or parts older than ``timeout_s``, gives up the
-    parts it held: they are returned as orphans for the caller to count.
+    Fragments are keyed by the caller (tag-block group, or sequence id and channel, always
+    within one source and one peer). A key that sees a fragment number it already holds,
+    or parts received longer than ``timeout_s`` ago, gives up the parts it held. Memory is
+    bounded by ``max_pending`` messages and ``max_bytes`` characters of held lines: beyond
+    either, the oldest messages are given up. Given-up messages are returned to the caller,
+    which salvages what it can and counts the rest.
     """
 
-    def __init__(self, timeout_s: float = 60.0, max_pending: int = 10_000) -> None:
+    def __init__(
+        self, timeout_s: float = 60.0, max_pending: int = 10_000, max_bytes: int = 4 << 20
+    ) -> None:
         self.timeout_s = timeout_s
         # a feed of first parts that never complete must not grow memory without bound
         self.max_pending = max_pending
+        self.max_bytes = max_bytes
         self.pending: dict[tuple[str, ...], PendingMessage] = {}
+        self.bytes = 0
+        self.evicted = 0  # messages given up to keep within the bounds
 
     def add(
         self, key: tuple[str, ...], total: int, frag: Fragment, now: float
-    ) -> tuple[list[Fragment] | None, int]:
-        """Add a fragment; return (the complete parts in order or None, orphaned count)."""
-        orphaned = 0
+    ) -> tuple[list[Fragment] | None, list[PendingMessage]]:
+        """Add a fragment; return (the complete parts in order or None, given-up messages)."""
+        dropped: list[PendingMessage] = []
         pend = self.pending.get(key)
         if pend is not None and (pend.total != total or frag.num in pend.parts):
-            orphaned = len(pend.parts)
-            del self.pending[key]
+            dropped.append(self._pop(key))
             pend = None
+        size = len(frag.line)
         if pend is None:
-            if len(self.pending) >= self.max_pending:
-                oldest = next(iter(self.pending))
-                orphaned += len(self.pending.pop(oldest).parts)
-            pend = PendingMessage(total, now)
+            while self.pending and (
+                len(self.pending) >= self.max_pending or self.bytes + size > self.max_bytes
+            ):
+                dropped.append(self._pop(next(iter(self.pending))))
+                self.evicted += 1
+            pend = PendingMessage(total, now, frag.time, feed=key[1] if len(key) > 1 else "")
             self.pending[key] = pend
+        else:
+            while self.bytes + size > self.max_bytes and len(self.pending) > 1:
+                oldest = next(iter(self.pending))
+                if oldest == key:  # keep the message this line belongs to
+                    oldest = next(k for k in self.pending if k != key)
+                dropped.append(self._pop(oldest))
+                self.evicted += 1
         pend.parts[frag.num] = frag
+        pend.size += size
+        self.bytes += size
         if len(pend.parts) == total:
-            del self.pending[key]
-            return [pend.parts[i] for i in range(1, total + 1)], orphaned
-        return None, orphaned
+            self._pop(key)
+            return [pend.parts[i] for i in range(1, total + 1)], dropped
+        return None, dropped
 
-    def expire(self, now: float) -> int:
-        """Drop messages whose first fragment is older than the timeout; count fragments."""
+    def _pop(self, key: tuple[str, ...]) -> PendingMessage:
+        pend = self.pending.pop(key)
+        self.bytes -= pend.size
+        return pend
+
+    def expire(self, now: float, now_t: float | None = None) -> list[PendingMessage]:
+        """Give up messages whose first fragment was received over the timeout ago, or,
+        when both carry message times (a replay reads hours in seconds), whose first
+        fragment's time is over the timeout before ``now_t``."""
         limit = now - self.timeout_s
-        stale = [k for k, p in self.pending.items() if p.started < limit]
-        dropped = 0
-        for k in stale:
-            dropped += len(self.pending.pop(k).parts)
-        return dropped
+        limit_t = None if now_t is None else now_t - self.timeout_s
+        stale = [
+            k
+            for k, p in self.pending.items()
+            if p.started < limit
+            or (limit_t is not None and p.started_t is not None and p.started_t < limit_t)
+        ]
+        return [self._pop(k) for k in stale]
 
-    def oldest(self) -> float | None:
-        """Start time of the oldest pending message (insertion order), if any."""
+    def oldest(self) -> tuple[float, float | None] | None:
+        """Receipt and message time of the oldest pending message (insertion order)."""
         for p in self.pending.values():
-            return p.started
+            return p.started, p.started_t
         return None
 
-    def drain(self) -> int:
-        """Drop everything pending; return the number of fragments dropped."""
-        n = sum(len(p.parts) for p in self.pending.values())
+    def drain(self) -> list[PendingMessage]:
+        """Give up everything pending."""
+        out = list(self.pending.values())
         self.pending.clear()
-        return n
+        self.bytes = 0
+        return out
 
     def pending_fragments(self) -> int:
         """Fragments currently waiting for the rest of their message."""

@@ -19,6 +19,9 @@ class RawLine:
     text: str
     received_at: float
     source: str
+    # who sent it within the source (a UDP sender's address, a TCP connection's number):
+    # fragments of one message are only ever joined within one source and one peer
+    peer: str = ""
 
 
 @dataclass(slots=True)
@@ -37,6 +40,9 @@ class Position:
     accuracy: bool | None = None
     source: str = ""
     raw: tuple[str, ...] = ()
+    # what the receiver said of the signal, when it said it (USCG trailing fields, a
+    # $xxVSI sentence in the tag group): ``signal_dbm``, ``snr_db``, ``slot``
+    extras: dict[str, float] | None = None
 
 
 @dataclass(slots=True)
@@ -175,6 +181,8 @@ def record_json(rec: Any, without: frozenset[str] = frozenset()) -> dict[str, An
     """A record's fields as JSON (times as ISO 8601 UTC), less ``without``; ``raw``
     sentences are evidence, never part of a record's view."""
     out = record_values(rec, without | {"raw"})
+    if "extras" in out and out["extras"] is None:  # signal extras appear only when heard
+        del out["extras"]
     for k in TIME_FIELDS & out.keys():
         if out[k] is not None:
             out[k] = iso_utc(out[k])

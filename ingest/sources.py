@@ -1,7 +1,11 @@
-"""Where raw lines come from: a file (plain, gzip, stdin), a TCP feed, a UDP port.
+"""Where raw lines come from: a file (plain, gzip, stdin), a TCP feed, gpsd, a UDP port.
 
-Every source yields :class:`RawLine` with the time of receipt and the source's name, and
-stops cleanly when its ``stop`` event is set.
+Every source yields :class:`RawLine` with the time of receipt, the source's name and the
+peer within it (UDP sender, TCP connection), and stops cleanly when its ``stop`` event is
+set. Network sources shed what cannot be NMEA before it costs the worker anything: a
+line longer than ``max_line_bytes`` (never buffered beyond that, even without a newline)
+and a line that does not start like a sentence or tag block. ``counts`` says how many
+lines (or datagrams) were shed, by reason.
 """
 
 from __future__ import annotations
@@ -13,16 +17,34 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from vigia.ingest.decoder import MAX_LINE_CHARS
 from vigia.ingest.errors import IngestError
 from vigia.ingest.records import RawLine
 
 # how often blocking socket calls wake up to look at the stop event
 _POLL_S = 0.2
 _READ_HINT = 1 << 16
+_STARTS = (b"!", b"$", b"\\")
+#: what a gpsd client sends to have the daemon relay its devices' sentences
+GPSD_WATCH = b'?WATCH={"enable":true,"nmea":true}\n'
+
+
+def _shed(raw: bytes, max_line: int, counts: Counter[str]) -> bool:
+    """Whether a network line is refused unread (and counted): too long, or not NMEA."""
+    if len(raw) > max_line:
+        counts["too_long"] += 1
+        return True
+    head = raw.lstrip()[:1]
+    if head in _STARTS:
+        return False
+    if head:
+        counts["gpsd_json" if head == b"{" else "not_nmea"] += 1
+    return True
 
 
 class FileSource:
@@ -85,10 +107,15 @@ class TcpSource:
         backoff_max: float = 30.0,
         stop: threading.Event | None = None,
         connect_timeout: float = 5.0,
+        max_line_bytes: int = MAX_LINE_CHARS,
+        hello: bytes = b"",
     ) -> None:
         self.host = host
         self.port = port
         self.name = name or f"tcp:{host}:{port}"
+        self.max_line_bytes = max_line_bytes
+        self.hello = hello  # sent on every connection (gpsd's ?WATCH)
+        self.counts: Counter[str] = Counter()
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self.stop = stop if stop is not None else threading.Event()
@@ -103,6 +130,12 @@ class TcpSource:
         except OSError:
             return None
         sock.settimeout(_POLL_S)
+        if self.hello:
+            try:
+                sock.sendall(self.hello)
+            except OSError:
+                sock.close()
+                return None
         self.connections += 1
         return sock
 
@@ -125,8 +158,15 @@ class TcpSource:
                 self.stop.wait(self.backoff_initial)
 
     def _read(self, sock: socket.socket) -> Iterator[RawLine]:
-        buf = b""
+        # newlines are searched for in each new chunk only, and the unfinished line is
+        # never kept beyond max_line_bytes: a sender that never sends a newline costs
+        # bounded memory and linear time
+        buf = bytearray()
+        discarding = False  # inside a line already refused as too long
         name = self.name
+        peer = str(self.connections)
+        limit = self.max_line_bytes
+        counts = self.counts
         while not self.stop.is_set():
             try:
                 chunk = sock.recv(1 << 16)
@@ -136,15 +176,47 @@ class TcpSource:
                 break
             if not chunk:
                 break
-            now = time.time()
-            buf += chunk
-            if b"\n" not in chunk:
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                if not discarding:
+                    if len(buf) + len(chunk) > limit:
+                        counts["too_long"] += 1
+                        buf.clear()
+                        discarding = True
+                    else:
+                        buf += chunk
                 continue
-            *complete, buf = buf.split(b"\n")
-            for raw in complete:
-                yield RawLine(raw.rstrip(b"\r").decode("utf-8", "replace"), now, name)
-        if buf.strip():
+            now = time.time()
+            lines = chunk[nl + 1 :].split(b"\n")
+            tail = lines.pop()
+            if discarding:
+                discarding = False
+            else:
+                buf += chunk[:nl]
+                lines.insert(0, bytes(buf))
+            buf.clear()
+            for raw in lines:
+                if not _shed(raw, limit, counts):
+                    yield RawLine(raw.rstrip(b"\r").decode("utf-8", "replace"), now, name, peer)
+            if len(tail) > limit:
+                counts["too_long"] += 1
+                discarding = True
+            else:
+                buf += tail
+        if bytes(buf).strip():
             self.partial_lines_dropped += 1
+
+
+class GpsdSource(TcpSource):
+    """A gpsd daemon as a feed: asks it (``?WATCH``) to relay its devices' NMEA/AIS.
+
+    gpsd answers with JSON reports (VERSION, DEVICES, WATCH) as well as the sentences;
+    the reports are shed at the source and counted as ``gpsd_json``.
+    """
+
+    def __init__(self, host: str, port: int, **kwargs: object) -> None:
+        kwargs.setdefault("name", f"gpsd:{host}:{port}")
+        super().__init__(host, port, hello=GPSD_WATCH, **kwargs)  # type: ignore[arg-type]
 
 
 class UdpSource:
@@ -161,8 +233,11 @@ class UdpSource:
         name: str | None = None,
         stop: threading.Event | None = None,
         rcvbuf: int = 4 << 20,
+        max_line_bytes: int = MAX_LINE_CHARS,
     ) -> None:
         self.stop = stop if stop is not None else threading.Event()
+        self.max_line_bytes = max_line_bytes
+        self.counts: Counter[str] = Counter()
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         with contextlib.suppress(OSError):
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
@@ -179,21 +254,29 @@ class UdpSource:
     def lines(self) -> Iterator[RawLine]:
         """Lines from datagrams until ``stop`` is set; the socket is closed at the end."""
         name = self.name
+        limit = self.max_line_bytes
+        counts = self.counts
         try:
             while not self.stop.is_set():
                 try:
-                    data = self.sock.recv(65535)
+                    data, addr = self.sock.recvfrom(65535)
                 except TimeoutError:
                     continue
                 except OSError:
                     if self.stop.is_set() or self.sock.fileno() < 0:
                         break
                     continue
-                now = time.time()
                 self.datagrams += 1
+                # a datagram with no sentence start in it is garbage: one C-level scan
+                if b"!" not in data and b"$" not in data:
+                    counts["garbage_datagrams"] += 1
+                    continue
+                now = time.time()
+                # fragments are joined per sender, never across two receivers
+                peer = f"{addr[0]}:{addr[1]}"
                 for raw in data.splitlines():
-                    if raw.strip():
-                        yield RawLine(raw.decode("utf-8", "replace"), now, name)
+                    if not _shed(raw, limit, counts):
+                        yield RawLine(raw.decode("utf-8", "replace"), now, name, peer)
         finally:
             self.sock.close()
 

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Installs what Vigia and its tests need on a fresh machine of this kind, from the lock:
 # uv (from the package index, if missing), the project's environment (.venv, exactly as
-# uv.lock says, with the dev extra; a stale lock fails here), PostGIS for the machine's
+# uv.lock says, with the dev extra; a stale lock fails here), gpsd (for the gpsd:// feed
+# tests), PostGIS for the machine's
 # PostgreSQL, and the test database with the postgis extension. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export UV_PYTHON_DOWNLOADS=never  # use the machine's Python; never fetch one
 
 python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install -q "uv==0.13.9"
+
+# gpsd: the ingest tests start a private daemon to check the gpsd:// feed against it
+if ! command -v gpsd >/dev/null 2>&1 && [ ! -x /usr/sbin/gpsd ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends gpsd >/dev/null
+  # the tests start their own daemon; the packaged service must not hold port 2947
+  systemctl disable --now gpsd.socket gpsd.service >/dev/null 2>&1 || true
+fi
 python3 -m uv sync --locked --extra dev
 
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)

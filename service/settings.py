@@ -56,7 +56,13 @@ class ApiSettings(BaseSettings):
 
 
 class IngestSettings(BaseSettings):
-    """The worker's sources and pacing."""
+    """The worker's sources, pacing, and what it accepts from the wire.
+
+    ``tcp_feeds`` are ``host:port`` line feeds or ``gpsd://host:port`` gpsd daemons.
+    ``udp_host`` is the address UDP ports listen on: loopback by default, so that nobody
+    off the machine can inject positions; set it to the receiver-facing interface (or
+    ``0.0.0.0``) only behind a firewall that admits your receivers alone.
+    """
 
     model_config = SettingsConfigDict(env_prefix="VIGIA_INGEST_", extra="ignore")
 
@@ -64,9 +70,20 @@ class IngestSettings(BaseSettings):
     tcp_feeds: Annotated[list[str], NoDecode] = Field(default_factory=list)
     udp_ports: Annotated[list[int], NoDecode] = Field(default_factory=list)
     files: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    udp_host: str = "0.0.0.0"
+    udp_host: str = "127.0.0.1"
     queue_size: int = Field(default=50_000, gt=0)
     write_buffer: int = Field(default=500_000, gt=0)
+    # the write buffer's bound in bytes too (raw sentences included), whatever the count
+    write_buffer_bytes: int = Field(default=256 << 20, gt=0)
+    # longest line accepted from any source (NMEA's 82 + tag block + USCG fields + slack)
+    max_line_chars: int = Field(default=1024, ge=100)
+    # characters of incomplete multi-sentence messages held while waiting for the rest
+    max_pending_bytes: int = Field(default=4 << 20, gt=0)
+    # a message time this far after its receipt is clamped to the receipt time
+    max_ahead_s: float = Field(default=300.0, ge=0)
+    # on live feeds (not file replays) a message time this far before its receipt is
+    # refused; satellite feeds arrive late, so keep it hours, not minutes
+    max_behind_s: float | None = Field(default=6 * 3600.0, gt=0)
     flush_interval_s: float = Field(default=1.0, gt=0)
     counters_interval_s: float = Field(default=10.0, gt=0)
     ready_max_message_age_s: float | None = None
@@ -83,9 +100,9 @@ class IngestSettings(BaseSettings):
     @classmethod
     def _host_port(cls, value: list[str]) -> list[str]:
         for feed in value:
-            host, sep, port = feed.rpartition(":")
+            host, sep, port = feed.removeprefix("gpsd://").rpartition(":")
             if not sep or not host or not port.isdigit():
-                raise ValueError(f"TCP feed {feed!r} is not host:port")
+                raise ValueError(f"TCP feed {feed!r} is not host:port or gpsd://host:port")
         return value
 
 

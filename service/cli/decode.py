@@ -35,7 +35,8 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _is_csv(path: str) -> bool:
+def is_csv(path: str) -> bool:
+    """Whether a file is read as a CSV export (by its name)."""
     return path.lower().endswith((".csv", ".csv.gz"))
 
 
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     for path in files:
         records: Iterator[Record]
-        if _is_csv(path):
+        if is_csv(path):
             records = read_csv(path, counters=csv_counters)
         else:
             lines = progress(FileSource(path).lines(), desc=Path(path).name)

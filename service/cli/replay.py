@@ -15,10 +15,14 @@ from typing import IO, Any, TypeVar
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.counters import IngestCounters
+from vigia.ingest.csv_import import read_csv
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError
 from vigia.ingest.progress import progress
+from vigia.ingest.records import Record
 from vigia.ingest.sources import FileSource
+from vigia.service.cli.decode import is_csv
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
 
@@ -33,12 +37,13 @@ def register(sub: Any) -> None:
         "replay",
         help="evaluate NMEA files against zone files and write every lead as JSON lines",
         description=(
-            "Reads NMEA files ('-' for standard input), evaluates them against the zones "
+            "Reads NMEA files ('-' for standard input) or DMA / NOAA MarineCadastre CSV "
+            "exports (.csv, .csv.gz), evaluates them against the zones "
             "(the bundled data/geojson/ when no --zones is given) and writes every lead, "
             "closed or still open at the end, one JSON object per line."
         ),
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="NMEA file, or - for stdin")
+    p.add_argument("files", nargs="+", metavar="FILE", help="NMEA or CSV file, or - for stdin")
     p.add_argument(
         "--zones",
         action="append",
@@ -94,6 +99,12 @@ def run(args: argparse.Namespace) -> int:
     # everything that can refuse the run is checked before the output exists
     zones = load_zones([Path(p) for p in args.zones] if args.zones else [bundled_zones_dir()])
     sources = [FileSource(f) for f in args.files]  # raises on a missing file
+    # a CSV whose header matches no known export is refused before anything is written
+    for f in args.files:
+        if is_csv(f):
+            close = getattr(read_csv(f), "close", None)
+            if callable(close):
+                close()
     if args.leads_out != "-" and not Path(args.leads_out).resolve().parent.is_dir():
         raise IngestError(f"output folder does not exist: {Path(args.leads_out).parent}")
     if args.hold_s < 0 or args.hold_m < 0:
@@ -101,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     index = ZoneIndex(zones)
     tune_gc()
     ingestor = Ingestor()
+    csv_counters = IngestCounters()
     pipeline = LeadPipeline(
         index, ingestor.registry, EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m)
     )
@@ -112,8 +124,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             out = stack.enter_context(open(args.leads_out, "w", encoding="utf-8"))
         for src in sources:
-            lines = progress(src.lines(), desc=src.name)
-            for batch in _batched(ingestor.feed_many(lines), BATCH):
+            records: Iterator[Record]
+            if is_csv(src.path):
+                records = read_csv(src.path, counters=csv_counters)
+            else:
+                records = ingestor.feed_many(progress(src.lines(), desc=src.name))
+            for batch in _batched(records, BATCH):
                 written += _write(out, pipeline.process(batch), shown)
                 written += _write(out, pipeline.expire(pipeline.stream_time), shown)
         written += _write(out, pipeline.process(ingestor.flush()), shown)
@@ -123,10 +139,27 @@ def run(args: argparse.Namespace) -> int:
     counts.update(pipeline.counters)
     summary = ", ".join(f"{k}={v}" for k, v in counts.items())
     print(f"vigia replay: {summary}", file=sys.stderr)
+    if csv_counters.lines:
+        print(f"vigia replay: csv: {csv_counters.summary()}", file=sys.stderr)
+    _warn_untimed(ingestor.counters)
     print(f"vigia replay: {written} leads ({len(zones)} zones)", file=sys.stderr)
     if args.leads_out != "-":
         _print_table(shown, written)
     return 0
+
+
+def _warn_untimed(c: IngestCounters) -> None:
+    """Say so when messages carried no time: they were judged at the moment they were read."""
+    if not c.untimed:
+        return
+    share = "none" if c.untimed >= c.messages else f"{c.messages - c.untimed} of {c.messages}"
+    print(
+        f"vigia replay: warning: {c.untimed} messages carry no time of their own (no tag "
+        f"block c:, USCG trailing time or $PGHP header; {share} had one); they were judged "
+        "at the moment they were read, so hours of traffic may look like seconds "
+        "(see the 'untimed' counter)",
+        file=sys.stderr,
+    )
 
 
 def _print_table(leads: list[Lead], total: int) -> None:

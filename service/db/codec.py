@@ -17,7 +17,8 @@ from vigia.zones.catalogue import zone_from_properties, zone_to_feature
 from vigia.zones.model import Zone
 
 # rows are the records' own fields (raw sentences are kept only as a lead's evidence)
-POSITION_COLUMNS = field_names(Position, frozenset({"raw"}))
+# raw sentences and signal extras travel with a position but are not stored with it
+POSITION_COLUMNS = field_names(Position, frozenset({"raw", "extras"}))
 VESSEL_COLUMNS = field_names(VesselInfo)
 
 

@@ -37,6 +37,32 @@ class _SnapshotCollector(Collector):
         for reason, n in sorted(snap.decode_errors_by_reason.items()):
             errors.add_metric([reason], n)
         yield errors
+        unused = CounterMetricFamily(
+            "vigia_lines_not_used",
+            "Valid lines Vigia has no use for (not AIS; AIS types no rule judges), by reason",
+            labels=["reason"],
+        )
+        for reason, n in sorted(snap.not_used_by_reason.items()):
+            unused.add_metric([reason], n)
+        yield unused
+        shed = CounterMetricFamily(
+            "vigia_shed",
+            "Lines or datagrams network sources refused before queueing, by reason",
+            labels=["reason"],
+        )
+        for reason, n in sorted(snap.shed_by_reason.items()):
+            shed.add_metric([reason], n)
+        yield shed
+        yield GaugeMetricFamily(
+            "vigia_worker_behind_seconds",
+            "How long the line the worker is processing waited after its receipt",
+            value=snap.behind_s,
+        )
+        yield GaugeMetricFamily(
+            "vigia_ingest_queue_lines",
+            "Lines received and waiting for the worker",
+            value=snap.queued_lines,
+        )
         yield CounterMetricFamily(
             "vigia_positions_stored", "Positions written to the store", value=snap.positions_stored
         )

@@ -20,3 +20,7 @@ class IngestSnapshot:
     last_message_age_s: float | None = None
     buffered: int = 0
     running: bool = False
+    not_used_by_reason: dict[str, int] = field(default_factory=dict)
+    shed_by_reason: dict[str, int] = field(default_factory=dict)
+    behind_s: float = 0.0  # how long the line being processed waited after receipt
+    queued_lines: int = 0

@@ -15,15 +15,16 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
-from vigia.ingest.counters import BAD_REASONS
+from vigia.ingest.counters import BAD_REASONS, NOT_USED
 from vigia.ingest.records import Position, RawLine, StaticData, VesselInfo
 from vigia.service.db.protocol import Repository
+from vigia.service.runtime.feeds import LineSource, sources_from_settings
 from vigia.service.runtime.snapshot import IngestSnapshot
 from vigia.service.settings import IngestSettings
 from vigia.zones.evaluate import ZoneIndex
@@ -44,27 +45,6 @@ _WRITER_COUNTERS = {
     "spool_errors": "spool_errors",
     "spool_torn": "spool_torn",
 }
-
-
-class LineSource(Protocol):
-    """Anything that yields raw lines (file replay, TCP feed, UDP port, a bus)."""
-
-    def lines(self) -> Iterator[RawLine]:
-        """Lines as they arrive; ends when the source does."""
-        ...
-
-
-def sources_from_settings(settings: IngestSettings, stop: threading.Event) -> list[LineSource]:
-    """The sources the settings name: TCP feeds, UDP ports and files to replay."""
-    from vigia.ingest.sources import FileSource, TcpSource, UdpSource
-
-    out: list[LineSource] = []
-    for feed in settings.tcp_feeds:
-        host, _, port = feed.rpartition(":")
-        out.append(TcpSource(host, int(port), stop=stop))
-    out.extend(UdpSource(settings.udp_host, port, stop=stop) for port in settings.udp_ports)
-    out.extend(FileSource(path) for path in settings.files)
-    return out
 
 
 def _close_for_edit(lead: Lead) -> Lead:
@@ -92,6 +72,7 @@ class IngestWorker:
     ) -> None:
         from vigia.ingest.decoder import Ingestor
         from vigia.ingest.registry import VesselRegistry
+        from vigia.ingest.sources import FileSource
         from vigia.service.runtime.writer import BufferedWriter
 
         self._repo = repo
@@ -102,9 +83,22 @@ class IngestWorker:
             list(sources) if sources is not None else sources_from_settings(settings, self._stop)
         )
         self._registry = VesselRegistry()
-        self._ingestor = Ingestor(self._registry)
+        self._ingestor = Ingestor(
+            self._registry,
+            max_pending_bytes=settings.max_pending_bytes,
+            max_line_chars=settings.max_line_chars,
+            max_ahead_s=settings.max_ahead_s,
+            max_behind_s=settings.max_behind_s,
+            # replayed files keep their historical times; only live feeds can be stale
+            historical_sources=[s.name for s in self._sources if isinstance(s, FileSource)],
+        )
         self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
-        self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer, spool_dir=spool_dir)
+        self._writer = BufferedWriter(
+            repo,
+            max_buffered=settings.write_buffer,
+            max_buffered_bytes=settings.write_buffer_bytes,
+            spool_dir=spool_dir,
+        )
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
@@ -123,6 +117,7 @@ class IngestWorker:
         self._stream_t = float("-inf")
         self._last_line_wall: float | None = None
         self._lag: float | None = None
+        self._behind = 0.0  # how long the line being processed waited after receipt
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -176,10 +171,17 @@ class IngestWorker:
         keys = set(self._base) | set(now)
         return {k: self._base.get(k, 0) + now.get(k, 0) for k in sorted(keys)}
 
+    def backlog(self) -> dict[str, float]:
+        """How far behind the worker is: lines queued, and how long the line it is
+        processing (or last processed) waited between receipt and processing."""
+        queued = self._queue.qsize()
+        return {"queued_lines": queued, "behind_s": round(self._behind, 3)}
+
     def snapshot(self) -> IngestSnapshot:
         """The numbers /metrics and /readyz show."""
         raw = self._ingestor.counters.as_dict()
         by_result, by_reason = _split_counters(raw)
+        backlog = self.backlog()
         stats = self._writer_stats()
         age = None if self._last_line_wall is None else self._clock() - self._last_line_wall
         return IngestSnapshot(
@@ -194,7 +196,20 @@ class IngestWorker:
             last_message_age_s=age,
             buffered=int(stats.get("buffered", 0)),
             running=not self._stop.is_set(),
+            not_used_by_reason={k: int(raw.get(k, 0)) for k in NOT_USED},
+            shed_by_reason=dict(self._shed_counts()),
+            behind_s=backlog["behind_s"],
+            queued_lines=int(backlog["queued_lines"]),
         )
+
+    def _shed_counts(self) -> Counter[str]:
+        """Lines and datagrams the network sources refused before queueing, by reason."""
+        total: Counter[str] = Counter()
+        for source in self._sources:
+            counts = getattr(source, "counts", None)
+            if isinstance(counts, Counter):
+                total.update(counts)
+        return total
 
     # -- threads -------------------------------------------------------------------------
 
@@ -230,6 +245,8 @@ class IngestWorker:
             if batch:
                 self.idle.clear()
                 self._process(batch)
+            else:
+                self._behind = 0.0
             now = self._clock()
             if now - last_tick >= settings.flush_interval_s or not batch:
                 self._tick(now)
@@ -263,9 +280,11 @@ class IngestWorker:
         records: list[Any] = []
         positions: list[Position] = []
         statics: set[int] = set()
+        now = self._clock()
         for line in batch:
             self._lines += 1
-            self._last_line_wall = self._clock()
+            self._last_line_wall = now
+            self._behind = now - line.received_at
             for rec in self._ingestor.feed(line):
                 records.append(rec)
                 if isinstance(rec, Position):
@@ -333,11 +352,21 @@ class IngestWorker:
         # wait for room rather than let the writer drop what was accepted: a replay then
         # runs at the store's pace, and a live feed backs up into the queue and its socket;
         # only a stop that has run out of time gives up (the writer counts the drop)
-        bound = int(self._writer_stats().get("bound", 0)) or len(positions)
+        from vigia.service.runtime.writer import position_bytes
+
+        stats = self._writer_stats()
+        bound = int(stats.get("bound", 0)) or len(positions)
+        bound_bytes = int(stats.get("bound_bytes", 0))
         for i in range(0, len(positions), bound):
             chunk = positions[i : i + bound]
+            size = sum(map(position_bytes, chunk)) if bound_bytes else 0
             while self._give_up_at is None or time.monotonic() < self._give_up_at:
-                if int(self._writer_stats().get("buffered", 0)) + len(chunk) <= bound:
+                stats = self._writer_stats()
+                if int(stats.get("buffered", 0)) + len(chunk) <= bound and (
+                    not bound_bytes
+                    or int(stats.get("buffered_bytes", 0)) + size <= bound_bytes
+                    or not int(stats.get("buffered", 0))  # alone it must fit, or drop
+                ):
                     break
                 time.sleep(0.02)
             self._writer.submit_positions(chunk)
@@ -356,6 +385,8 @@ class IngestWorker:
         stats = self._writer_stats()
         for key, name in _WRITER_COUNTERS.items():
             out[name] = int(stats.get(key, 0))
+        for reason, n in self._shed_counts().items():
+            out[f"shed_{reason}"] = n
         out["lines_processed"] = self._lines
         out["leads_raised"] = len(self._seen_leads)
         out["source_errors"] = self._source_errors
@@ -375,6 +406,7 @@ def _split_counters(raw: dict[str, int]) -> tuple[dict[str, int], dict[str, int]
     by_result = {
         "decoded": int(raw.get("decoded_lines", 0)),
         "blank": int(raw.get("blank", 0)),
+        "not_used": sum(int(raw.get(k, 0)) for k in NOT_USED),
         "error": sum(by_reason.values()),
     }
     return by_result, by_reason

@@ -39,6 +39,15 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+#: what one buffered position costs beside its text (slots, floats, tuple, deque cell)
+_POSITION_OVERHEAD = 400
+
+
+def position_bytes(p: Position) -> int:
+    """An estimate of the memory one buffered position holds, raw sentences included."""
+    return _POSITION_OVERHEAD + len(p.source) + sum(len(s) for s in p.raw)
+
+
 class WriterClosedError(VigiaError):
     """Something was submitted to a writer that has been closed."""
 
@@ -57,6 +66,7 @@ class BufferedWriter:
         repo: Repository,
         *,
         max_buffered: int = 1_000_000,
+        max_buffered_bytes: int = 1 << 30,
         batch_size: int = 5_000,
         linger_s: float = 0.05,
         backoff_initial_s: float = 0.05,
@@ -67,6 +77,9 @@ class BufferedWriter:
             raise ValueError("max_buffered and batch_size must be positive")
         self._repo = repo
         self._bound = max_buffered
+        # positions carry their raw sentences: bound the memory they hold, not only the count
+        self._bound_bytes = max_buffered_bytes
+        self._pos_bytes = 0
         self._batch = batch_size
         self._linger = linger_s
         self._backoff0 = backoff_initial_s
@@ -119,6 +132,7 @@ class BufferedWriter:
             n += len(items)
             if kind == "positions":
                 self._positions.extend(items)
+                self._pos_bytes += sum(map(position_bytes, items))
                 self._pos_seqs.append([seq, len(items)])
             elif kind == "vessels":
                 self._vessels.update((v.mmsi, v) for v in items)
@@ -161,6 +175,14 @@ class BufferedWriter:
                 self._check_open()
             room = self._room()
             accepted = max(0, min(room, len(positions)))
+            size = 0
+            for i in range(accepted):
+                b = position_bytes(positions[i])
+                if self._pos_bytes + size + b > self._bound_bytes:
+                    accepted = i
+                    break
+                size += b
+            self._pos_bytes += size
             taken = positions[:accepted]
             seq = self._journal("positions", taken)
             if seq is not None:
@@ -170,7 +192,10 @@ class BufferedWriter:
             self._cond.notify_all()
         if accepted < len(positions):
             lost = len(positions) - accepted
-            log.warning("writer buffer full (%d): dropped %d", self._bound, lost)
+            log.warning(
+                "writer buffer full (%d positions, %d bytes): dropped %d",
+                self._bound, self._bound_bytes, lost,
+            )  # fmt: skip
         return accepted
 
     def _room(self) -> int:
@@ -211,6 +236,8 @@ class BufferedWriter:
                 "buffered_vessels": len(self._vessels) + len(self._ves_flight),
                 "buffered_leads": len(self._leads) + len(self._lead_flight),
                 "bound": self._bound,
+                "buffered_bytes": self._pos_bytes,
+                "bound_bytes": self._bound_bytes,
                 **self._counts,
                 "spool_torn": self._torn,
                 "last_error": self._last_error,
@@ -344,6 +371,7 @@ class BufferedWriter:
             written = self._isolate(positions, self._repo.add_positions)
             with self._cond:
                 self._counts["written"] += written
+                self._pos_bytes -= sum(map(position_bytes, self._pos_flight))
                 self._pos_flight = []
                 mark = self._finish(self._pos_flight_seqs)
                 self._pos_flight_seqs = []

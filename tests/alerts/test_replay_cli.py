@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +197,41 @@ def test_demo_track_is_reproducible() -> None:
 
     demo = ROOT / "data" / "demo" / "rio_demo.nmea"
     assert "\n".join(make_demo_track.build()) + "\n" == demo.read_text()
+
+
+def test_replay_reads_the_csv_exports_that_decode_reads(tmp_path: Path) -> None:
+    # one speedboat run 20 m off Copacabana at 25 kn, as a NOAA MarineCadastre export
+    # (2015-2017 spelling of the status) and as NMEA: the same leads from both
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+
+    index = ZoneIndex(load_zones([bundled_zones_dir()]))
+    fixes = beach_run(index, 20.0, 25.0, t0=T0)
+    mmsi = 710000777
+    nmea = tmp_path / "run.nmea"
+    nmea.write_text("\n".join(line for _, line in aisgen.lines_for(mmsi, fixes)) + "\n")
+    csv = tmp_path / "run.csv"
+    rows = ["MMSI,BaseDateTime,LAT,LON,SOG,COG,Heading,VesselName,Status"]
+    for f in fixes:
+        stamp = datetime.fromtimestamp(f.t, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        rows.append(f"{mmsi},{stamp},{f.lat},{f.lon},{f.sog},{f.cog},511,,under way using engine")
+    csv.write_text("\n".join(rows) + "\n")
+    from_nmea = _vigia("replay", str(nmea))
+    from_csv = _vigia("replay", str(csv))
+    assert from_csv.returncode == 0, from_csv.stderr
+    leads = _leads(from_csv.stdout)
+    assert leads and [d["rule"] for d in leads] == [d["rule"] for d in _leads(from_nmea.stdout)]
+    assert {d["started_at"] for d in leads} == {d["started_at"] for d in _leads(from_nmea.stdout)}
+    bad = tmp_path / "other.csv"
+    bad.write_text("a,b,c\n1,2,3\n")
+    refused = _vigia("replay", str(bad))
+    assert refused.returncode != 0 and refused.stdout == "" and "header" in refused.stderr
+
+
+def test_replay_says_when_a_file_carries_no_time(tmp_path: Path) -> None:
+    capture = ROOT / "tests" / "fixtures" / "gpsd_ais_nmea.log"  # gpsd's, no times at all
+    run = _vigia("replay", str(capture))
+    assert run.returncode == 0
+    assert "warning: 46 messages carry no time of their own" in run.stderr
+    assert "untimed=46" in run.stderr
+    timed = _vigia("replay", str(ROOT / "tests" / "fixtures" / "libais_uscg.aivdm"))
+    assert "warning" not in timed.stderr and "untimed=0" in timed.stderr

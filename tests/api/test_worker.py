@@ -15,7 +15,13 @@ from pyproj import Geod
 
 from tests.api.conftest import BUNDLED, Api, make_settings, start
 from tests.support.nmea import timestamped
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import Position
+from vigia.ingest.sources import FileSource
+from vigia.service.db.codec import storable
 from vigia.service.settings import IngestSettings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 pytestmark = pytest.mark.postgis
 GEOD = Geod(ellps="WGS84")
@@ -84,9 +90,12 @@ def test_replayed_lines_reach_the_store_the_counters_and_the_metrics(running: Ap
     assert counters["lines"] == 898 + 100
     assert counters["decoded_lines"] == 770 + 100
     assert counters["undecodable"] == 100
-    # the sample has no tag blocks: a vessel's fixes read in one block share a receipt
-    # time, and the store keeps one position per (mmsi, t), so fewer rows than fixes
-    assert 100 + 150 <= counters["positions_stored"] <= 100 + 758
+    # the sample has no tag blocks: its lines are read in one block, yet each gets its own
+    # receipt time, so every storable report is its own row (issue 9 case 4)
+    ing = Ingestor()
+    sample = FileSource(FIXTURES / "pyais_nmea_data_sample.txt").lines()
+    want = sum(1 for r in ing.feed_many(sample) if isinstance(r, Position) and storable(r))
+    assert counters["positions_stored"] == 100 + want
 
     ours = running.client.get(f"/vessels/{MMSI}/track", headers=h).json()["features"]
     assert ours[0]["geometry"]["type"] == "LineString" and len(ours) == 101
@@ -95,6 +104,10 @@ def test_replayed_lines_reach_the_store_the_counters_and_the_metrics(running: Ap
 
     text = running.client.get("/metrics", headers=h).text
     assert 'vigia_sentences_total{result="decoded"} 870.0' in text
+    # valid types no rule uses are apart from the errors (issue 9 case 9)
+    assert 'vigia_sentences_total{result="not_used"}' in text
+    assert 'vigia_decode_errors_total{reason="unsupported_type"}' not in text
+    assert "vigia_worker_behind_seconds" in text and "vigia_ingest_queue_lines" in text
     assert 'vigia_decode_errors_total{reason="undecodable"} 100.0' in text
     assert 'vigia_leads_total{rule="SEC-PLATFORM"} 1.0' in text
     stored = next(x for x in text.splitlines() if x.startswith("vigia_positions_stored_total"))
@@ -180,6 +193,7 @@ def test_tcp_feeds_and_udp_ports_from_settings_reach_the_store(
         udp_host="127.0.0.1",
         flush_interval_s=0.2,
         counters_interval_s=0.2,
+        max_behind_s=None,  # these live feeds replay 2024 on purpose
     )
     try:
         for api in start(settings):
@@ -197,3 +211,47 @@ def test_tcp_feeds_and_udp_ports_from_settings_reach_the_store(
     finally:
         server.close()
         feeder.join(5)
+
+
+def test_a_udp_message_from_2286_neither_stays_in_2286_nor_drives_the_clock(
+    store_url: str, tmp_path: Path
+) -> None:
+    """Issue 15 item 2: one datagram whose tag block says c:9999999999."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        udp_port = probe.getsockname()[1]
+    settings = make_settings(store_url, tmp_path)
+    settings.ingest = IngestSettings(
+        worker=True, udp_ports=[udp_port], flush_interval_s=0.2, counters_interval_s=0.2
+    )
+    assert settings.ingest.udp_host == "127.0.0.1"
+    now = int(time.time())
+    lines = [line.rsplit("\\", 1)[-1] for line in crossing_lines()[:3]]
+    for api in start(settings):
+        worker = api.client.app.state.worker  # type: ignore[attr-defined]
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.sendto(
+                (_tagged(lines[0], 9_999_999_999) + "\r\n").encode(), ("127.0.0.1", udp_port)
+            )
+            time.sleep(0.3)
+            # and then real reports of the same vessel, a few seconds later
+            for k, line in enumerate(lines[1:], 1):
+                udp.sendto((_tagged(line, now + k) + "\r\n").encode(), ("127.0.0.1", udp_port))
+
+        def stored(api: Api = api) -> int:
+            r = api.client.get("/ingest/counters", headers=api.h("viewer"))
+            return int(r.json()["counters"].get("positions_stored", 0))
+
+        _wait(lambda: stored() == 3)
+        body = api.client.get("/ingest/counters", headers=api.h("viewer")).json()
+        assert body["counters"]["time_ahead"] == 1
+        assert set(body["backlog"]) == {"queued_lines", "behind_s"}
+        assert body["backlog"]["behind_s"] < 5
+        track = api.client.get(f"/vessels/{MMSI}/track", headers=api.h("viewer")).json()
+        times = [
+            f["properties"].get("t") for f in track["features"] if f["geometry"]["type"] == "Point"
+        ]
+        latest = api.client.get(f"/vessels/{MMSI}", headers=api.h("viewer")).json()
+        assert "2286" not in json.dumps(track) and "2286" not in json.dumps(latest)
+        # the stream clock never went to 2286: it is within minutes of now
+        assert worker._stream_t < time.time() + 600, times

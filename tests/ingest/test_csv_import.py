@@ -128,3 +128,21 @@ def test_columns_match_case_insensitively(tmp_path: Path) -> None:
         3.5,
         91,
     )
+
+
+def test_noaa_2015_2017_status_written_out(tmp_path: Path) -> None:
+    """MarineCadastre 2015-2017 exports spell the status; 2018 on give its number."""
+    csv = tmp_path / "AIS_2016_01_01.csv"
+    csv.write_text(
+        "MMSI,BaseDateTime,LAT,LON,SOG,COG,Heading,VesselName,IMO,CallSign,VesselType,"
+        "Status,Length,Width,Draft,Cargo\n"
+        "367000001,2016-01-01T00:00:00,29.9,-90.0,0.0,0.0,511.0,A,,,31,moored,20,8,3,\n"
+        "367000002,2016-01-01T00:00:01,29.9,-90.1,9.5,90.0,90.0,B,,,70,"
+        "under way using engine,120,20,6,\n"
+        "367000003,2016-01-01T00:00:02,29.9,-90.2,0.0,0.0,511.0,C,,,70,at anchor,,,,\n"
+        "367000004,2016-01-01T00:00:03,29.9,-90.3,0.0,0.0,511.0,D,,,70,3,,,,\n"
+    )
+    counters = IngestCounters()
+    recs = [r for r in read_csv(csv, counters=counters) if isinstance(r, Position)]
+    assert [r.nav_status for r in recs] == [5, 0, 1, 3]
+    assert counters.bad_row == 0

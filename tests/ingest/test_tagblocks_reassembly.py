@@ -26,7 +26,9 @@ def tag(body: str) -> str:
     return tag_block(body)
 
 
-def feed(ing: Ingestor, *lines: str, at: float = 1000.0, source: str = "feed") -> list[Record]:
+def feed(
+    ing: Ingestor, *lines: str, at: float = 1_800_000_000.0, source: str = "feed"
+) -> list[Record]:
     out: list[Record] = []
     for text in lines:
         out += ing.feed(RawLine(text, at, source))

@@ -85,6 +85,20 @@ def test_unreachable_database_buffers_to_the_bound_and_keeps_every_lead() -> Non
     repo.close()
 
 
+def test_the_write_buffer_is_bounded_in_bytes_not_only_in_items() -> None:
+    """Positions carrying long raw sentences fill the byte bound long before the item
+    bound; what does not fit is counted as dropped, and the stats say how many bytes."""
+    repo = open_repository("postgresql+psycopg://postgres@127.0.0.1:9/nothing")
+    w = BufferedWriter(repo, max_buffered=100_000, max_buffered_bytes=1 << 20, backoff_max_s=0.05)
+    raw = ("!AIVDM," + "0" * 1000,)
+    accepted = w.submit_positions([pos(1, T0 + i, -43.0, -22.9, raw=raw) for i in range(5000)])
+    s = w.stats()
+    assert 0 < accepted < 1100 and s["dropped"] == 5000 - accepted
+    assert s["buffered_bytes"] <= s["bound_bytes"] == 1 << 20
+    assert w.close(0.3) is False
+    repo.close()
+
+
 @pytest.mark.slow
 @pytest.mark.postgis
 def test_postgres_stopped_and_restarted_under_load_loses_nothing(

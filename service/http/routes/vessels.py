@@ -180,7 +180,12 @@ def track(
 def ingest_counters(
     request: Request, repo: Annotated[Repository, Depends(get_repository)]
 ) -> dict[str, Any]:
-    """Cumulative ingest counters: live from the running worker, else as last persisted."""
+    """Cumulative ingest counters: live from the running worker, else as last persisted.
+
+    ``backlog`` says how far behind the worker is: lines received and still queued, and
+    how many seconds the line it is processing waited after its receipt.
+    """
     worker = getattr(request.app.state, "worker", None)
     counters = worker.counters() if worker is not None else repo.load_counters()
-    return {"worker_running": worker is not None, "counters": counters}
+    backlog = worker.backlog() if worker is not None else None
+    return {"worker_running": worker is not None, "counters": counters, "backlog": backlog}

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vigia.alerts.procedure import regime_of
 from vigia.alerts.rules import citation
 from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
 from vigia.zones.model import Zone
@@ -65,6 +66,10 @@ class Lead:
     status: str = "new"
     zone_version: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    #: what inspectors entered through the procedure (alerts/procedure.py); empty at first
+    procedure: dict[str, Any] = field(default_factory=dict)
+    due_on: str | None = None  # the soonest pending deadline, ISO date
+    silenced: bool = False  # raised inside an inspector's silence: stored, never pushed
 
     def to_json(self) -> dict[str, Any]:
         """The lead JSON of docs/contract.md section 3 (plus a few additive fields)."""
@@ -91,6 +96,10 @@ class Lead:
             "authority": self.authority,
             "status": self.status,
             "details": self.details,
+            "regime": regime_of(self.rule, self.procedure),
+            "procedure": self.procedure,
+            "due": self.due_on,
+            "silenced": self.silenced,
         }
 
 

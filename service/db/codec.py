@@ -169,4 +169,7 @@ def row_lead(r: Mapping[Any, Any]) -> Lead:
         status=r["status"],
         zone_version=r["zone_version"],
         details=dict(r["details"]),
+        procedure=dict(r["procedure"] or {}),
+        due_on=r["due_on"],
+        silenced=r["silence_id"] is not None,
     )

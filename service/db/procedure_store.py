@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
-from vigia.alerts.deadlines import soonest
+from vigia.alerts.deadlines import STATES, soonest
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import Actor, Move, ProcedureConflictError, apply_move
 from vigia.alerts.procedure_deadlines import check_dates, compute_deadlines
@@ -32,14 +32,19 @@ def move_lead(
     conn: Connection, pg: bool, lead_id: str, move: Move, actor: Actor, now: float
 ) -> Lead | None:
     """Apply ``move`` to a lead and append its history row; None if there is no lead."""
-    sel = select(LeadRow.status, LeadRow.rule, LeadRow.procedure).where(LeadRow.id == lead_id)
+    sel = select(LeadRow.status, LeadRow.rule, LeadRow.procedure, LeadRow.authority).where(
+        LeadRow.id == lead_id
+    )
     if pg:
         sel = sel.with_for_update()
     row = conn.execute(sel).first()
     if row is None:
         return None
     before_proc: dict[str, Any] = dict(row.procedure or {})
-    status, proc = apply_move(row.rule, row.status, before_proc, move)
+    start = before_proc
+    if not before_proc.get("seat_state") and row.authority:
+        start = {**before_proc, **_seat(conn, pg, row.authority)}
+    status, proc = apply_move(row.rule, row.status, start, move)
     check_dates(row.rule, row.status, status, proc)
     due = soonest(compute_deadlines(row.rule, status, proc))
     res = conn.execute(
@@ -71,6 +76,19 @@ def move_lead(
         )
     )
     return zl.get_lead(conn, lead_id)
+
+
+def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
+    """The seat (state, municipality) its jurisdiction zone gives an authority."""
+    for zone in zl.jurisdiction_zones(conn, pg):
+        state = zone.properties.get("seat_state")
+        if zone.authority == authority and isinstance(state, str) and state in STATES:
+            seat: dict[str, Any] = {"seat_state": state}
+            town = zone.properties.get("seat_municipality")
+            if isinstance(town, str) and town:
+                seat["seat_municipality"] = town
+            return seat
+    return {}
 
 
 def history(conn: Connection, lead_id: str) -> list[dict[str, Any]]:

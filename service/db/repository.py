@@ -6,6 +6,7 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -17,6 +18,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.routing import route
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import positions as pos
 from vigia.service.db import procedure_store as ps
@@ -226,9 +228,34 @@ class SqlRepository:
     # leads
     def upsert_leads(self, leads: Sequence[Lead]) -> None:
         """Insert leads, or update open ones as their episodes grow; a closed lead is
-        never rewritten, and an open lead's workflow status is kept."""
+        never rewritten, and an open lead's workflow status is kept. A lead without an
+        authority is routed by the stored jurisdiction zones (ballast leads by their AIS
+        destination port first, NORMAM-20 2.1.2)."""
         with self._tx() as conn:
-            zl.upsert_leads(conn, self._pg, leads, time.time())
+            zl.upsert_leads(conn, self._pg, self._routed(conn, leads), time.time())
+
+    def _routed(self, conn: Connection, leads: Sequence[Lead]) -> Sequence[Lead]:
+        if all(lead.authority is not None for lead in leads):
+            return leads
+        zones = zl.jurisdiction_zones(conn, self._pg)
+        if not zones:
+            return leads
+        ballast = {lead.mmsi for lead in leads if lead.rule.startswith("BW-")}
+        dest: dict[int, str | None] = {}
+        if ballast:
+            rows = conn.execute(
+                select(Vessel.mmsi, Vessel.destination).where(Vessel.mmsi.in_(ballast))
+            )
+            dest = {int(r.mmsi): r.destination for r in rows}
+        out: list[Lead] = []
+        for lead in leads:
+            zone = None
+            if lead.authority is None:
+                zone = route(
+                    lead.rule, lead.closest_lon, lead.closest_lat, dest.get(lead.mmsi), zones
+                )
+            out.append(lead if zone is None else replace(lead, authority=zone.authority))
+        return out
 
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""

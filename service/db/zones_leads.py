@@ -215,3 +215,11 @@ def list_leads(
         select(*_LEAD_COLS).where(*conds).order_by(*order).limit(limit).offset(offset)
     ).all()
     return [row_lead(r._mapping) for r in rows], int(total or 0)
+
+
+def jurisdiction_zones(conn: Connection, pg: bool) -> list[Zone]:
+    """The current jurisdiction zones (few: one per Capitania, Delegacia or Agência)."""
+    rows = conn.execute(
+        select(*_ZONE_COLS, _wkb_col(pg)).where(_Z.current == true(), _Z.kind == "jurisdiction")
+    ).all()
+    return [row_zone(r._mapping, r.wkb) for r in rows]

@@ -69,7 +69,8 @@ class Lead:
     #: what inspectors entered through the procedure (alerts/procedure.py); empty at first
     procedure: dict[str, Any] = field(default_factory=dict)
     due_on: str | None = None  # the soonest pending deadline, ISO date
-    silenced: bool = False  # raised inside an inspector's silence: stored, never pushed
+    #: the inspector's silence it was raised in (stored and marked, never pushed)
+    silence_id: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The lead JSON of docs/contract.md section 3 (plus a few additive fields)."""
@@ -99,7 +100,7 @@ class Lead:
             "regime": regime_of(self.rule, self.procedure),
             "procedure": self.procedure,
             "due": self.due_on,
-            "silenced": self.silenced,
+            "silenced": self.silence_id is not None,
         }
 
 

@@ -142,6 +142,7 @@ def lead_row(lead: Lead, now: float) -> dict[str, Any]:
         "authority": lead.authority,
         "status": lead.status,
         "details": dict(lead.details),
+        "silence_id": lead.silence_id,
         "updated_at": now,
     }
 
@@ -171,5 +172,5 @@ def row_lead(r: Mapping[Any, Any]) -> Lead:
         details=dict(r["details"]),
         procedure=dict(r["procedure"] or {}),
         due_on=r["due_on"],
-        silenced=r["silence_id"] is not None,
+        silence_id=r["silence_id"],
     )

@@ -120,6 +120,22 @@ class Repository(Protocol):
     def prior_infractions(self, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
         """The vessel's other leads that reached ``infraction``: (id, Auto date)."""
 
+    # silences and the 0310 watch-list
+    def add_silence(self, silence: dict[str, Any], by: str) -> int:
+        """Store an inspector's silence; returns its id."""
+
+    def list_silences(self) -> list[dict[str, Any]]:
+        """Every silence, newest first."""
+
+    def add_watch(self, entry: dict[str, Any], by: str) -> int:
+        """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
+
+    def list_watch(self) -> list[dict[str, Any]]:
+        """Every watch-list entry, newest first."""
+
+    def release_watch(self, entry_id: int) -> bool:
+        """Take a vessel off the watch-list; False if there is no such entry."""
+
     # counters, keys, audits
     def save_counters(self, counters: dict[str, int]) -> None:
         """Persist ingest counters (cumulative)."""

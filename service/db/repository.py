@@ -6,7 +6,6 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -18,10 +17,10 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import Actor, Move
-from vigia.alerts.routing import route
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import positions as pos
 from vigia.service.db import procedure_store as ps
+from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
@@ -150,8 +149,12 @@ class SqlRepository:
             raise StoreUnavailableError(f"database unreachable: {exc}") from exc
         with self._tx() as conn:
             if self._pg:
-                return pos.write_positions_pg(conn, batch)
-            return pos.write_positions_sqlite(conn, batch)
+                n = pos.write_positions_pg(conn, batch)
+            else:
+                n = pos.write_positions_sqlite(conn, batch)
+            # 0310: a sealed vessel that moves raises its lead with the positions
+            sl.check_watch(conn, self._pg, batch)
+            return n
 
     def get_vessel(self, mmsi: int) -> VesselInfo | None:
         """Latest static data of one vessel."""
@@ -231,31 +234,9 @@ class SqlRepository:
         never rewritten, and an open lead's workflow status is kept. A lead without an
         authority is routed by the stored jurisdiction zones (ballast leads by their AIS
         destination port first, NORMAM-20 2.1.2)."""
+        now = time.time()
         with self._tx() as conn:
-            zl.upsert_leads(conn, self._pg, self._routed(conn, leads), time.time())
-
-    def _routed(self, conn: Connection, leads: Sequence[Lead]) -> Sequence[Lead]:
-        if all(lead.authority is not None for lead in leads):
-            return leads
-        zones = zl.jurisdiction_zones(conn, self._pg)
-        if not zones:
-            return leads
-        ballast = {lead.mmsi for lead in leads if lead.rule.startswith("BW-")}
-        dest: dict[int, str | None] = {}
-        if ballast:
-            rows = conn.execute(
-                select(Vessel.mmsi, Vessel.destination).where(Vessel.mmsi.in_(ballast))
-            )
-            dest = {int(r.mmsi): r.destination for r in rows}
-        out: list[Lead] = []
-        for lead in leads:
-            zone = None
-            if lead.authority is None:
-                zone = route(
-                    lead.rule, lead.closest_lon, lead.closest_lat, dest.get(lead.mmsi), zones
-                )
-            out.append(lead if zone is None else replace(lead, authority=zone.authority))
-        return out
+            zl.upsert_leads(conn, self._pg, sl.prepare_leads(conn, self._pg, leads), now)
 
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
@@ -282,6 +263,32 @@ class SqlRepository:
         """The vessel's other leads that reached ``infraction``: (id, Auto date)."""
         with self._tx() as conn:
             return ps.prior_infractions(conn, mmsi, lead_id)
+
+    # silences and the watch-list
+    def add_silence(self, silence: dict[str, Any], by: str) -> int:
+        """Store an inspector's silence; returns its id."""
+        with self._tx() as conn:
+            return sl.add_silence(conn, silence, by)
+
+    def list_silences(self) -> list[dict[str, Any]]:
+        """Every silence, newest first."""
+        with self._tx() as conn:
+            return sl.list_silences(conn)
+
+    def add_watch(self, entry: dict[str, Any], by: str) -> int:
+        """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
+        with self._tx() as conn:
+            return sl.add_watch(conn, entry, by)
+
+    def list_watch(self) -> list[dict[str, Any]]:
+        """Every watch-list entry, newest first."""
+        with self._tx() as conn:
+            return sl.list_watch(conn)
+
+    def release_watch(self, entry_id: int) -> bool:
+        """Take a vessel off the watch-list; False if there is no such entry."""
+        with self._tx() as conn:
+            return sl.release_watch(conn, entry_id)
 
     # counters
     def save_counters(self, counters: dict[str, int]) -> None:

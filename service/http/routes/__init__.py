@@ -11,6 +11,7 @@ from vigia.service.http.routes import (
     keys,
     leads,
     procedure,
+    silences,
     vessels,
     zones,
 )
@@ -18,5 +19,15 @@ from vigia.service.http.routes import (
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
-    for module in (health, zones, vessels, leads, procedure, keys, ballast, ballast_arrivals):
+    for module in (
+        health,
+        zones,
+        vessels,
+        leads,
+        procedure,
+        silences,
+        keys,
+        ballast,
+        ballast_arrivals,
+    ):
         app.include_router(module.router)

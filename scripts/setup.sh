@@ -10,6 +10,13 @@ export UV_PYTHON_DOWNLOADS=never  # use the machine's Python; never fetch one
 python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install -q "uv==0.13.9"
 python3 -m uv sync --locked --extra dev
 
+# pdftoppm/pdftotext: the document tests turn the drafted PDFs into images and text
+if ! command -v pdftoppm >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq poppler-utils >/dev/null
+fi
+
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
 if [ -n "${PGVER}" ]; then
   if [ ! -f "/usr/share/postgresql/${PGVER}/extension/postgis.control" ]; then

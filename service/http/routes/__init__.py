@@ -7,6 +7,7 @@ from fastapi import FastAPI
 from vigia.service.http.routes import (
     ballast,
     ballast_arrivals,
+    documents,
     health,
     keys,
     leads,
@@ -29,5 +30,6 @@ def include_routers(app: FastAPI) -> None:
         keys,
         ballast,
         ballast_arrivals,
+        documents,
     ):
         app.include_router(module.router)

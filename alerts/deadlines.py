@@ -130,6 +130,7 @@ class Deadline:
     counting: str  # "working_days" | "calendar_days" | "consecutive_days" | "entered"
     pending: bool  # still open in the lead's current state
     met_on: dt.date | None = None  # the date the act was done, when it was
+    actor: str = ""  # who must act by the due date
 
     def to_json(self) -> dict[str, object]:
         """The contract's deadline item plus the counting details."""
@@ -143,6 +144,7 @@ class Deadline:
             "pending": self.pending,
             "met_on": None if self.met_on is None else self.met_on.isoformat(),
             "late": None if self.met_on is None else self.met_on > self.due,
+            "actor": self.actor,
         }
 
 

@@ -17,7 +17,7 @@ from receipt of the notice to pay (0405; NORMAM-20 1.6).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vigia.alerts.deadlines import (
@@ -100,8 +100,38 @@ class _Builder:
         return item
 
 
+#: who acts by each deadline, per regime (0305 and 0403: competence)
+_ACTORS = {
+    True: {
+        "comparecimento": "notificado",
+        "defesa": "autuado",
+        "julgamento": "Autoridade Competente da CP/DL/AG (0305 b) I)",
+        "recurso": "autuado, ao Capitão dos Portos (0305 b) II)",
+        "decisao_recurso": "Capitão dos Portos (0305 b) II)",
+        "recurso_ultima_instancia": "autuado, ao DGN (0305 c))",
+        "decisao_recurso_ultima_instancia": "DGN (0305 c))",
+        "pagamento": "autuado",
+    },
+    False: {
+        "comparecimento": "autuado (intimação)",
+        "defesa": "autuado",
+        "julgamento": "Autoridade Competente que lavrou o auto (0403 b), 0404 b))",
+        "recurso": "autuado, ao Diretor de Portos e Costas (0403 c) IV)",
+        "recurso_ultima_instancia": "autuado, ao DGN (0403, 0404 d))",
+        "decisao_recurso_ultima_instancia": "DGN (0404 d))",
+        "pagamento": "autuado",
+    },
+}
+
+
 def compute_deadlines(rule: str, status: str, proc: dict[str, Any]) -> list[Deadline]:
-    """Every deadline the entered dates determine, oldest step first."""
+    """Every deadline the entered dates determine, oldest step first, each with who acts."""
+    lesta = regime_of(rule, proc) == LESTA
+    actors = _ACTORS[lesta]
+    return [replace(d, actor=actors.get(d.name, "")) for d in _deadlines(rule, status, proc)]
+
+
+def _deadlines(rule: str, status: str, proc: dict[str, Any]) -> list[Deadline]:
     lesta = regime_of(rule, proc) == LESTA
     terms = _LESTA if lesta else _POLLUTION
     seat = SeatCalendar(proc.get("seat_state"), proc.get("seat_municipality"))

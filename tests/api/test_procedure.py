@@ -112,6 +112,8 @@ def test_lesta_lead_from_new_to_closed(api: Api) -> None:
     appeal = {"filed": "2026-04-28", "deposit_receipt": "GRU 0001234"}
     b = patch(api, "L-LESTA", {"status": "appeal", "appeal": appeal})
     assert due(b)["decisao_recurso"] == ("2026-05-28", True)  # 30 days from Tue 28 Apr
+    who = {d["name"]: d["actor"] for d in b["deadlines"]}
+    assert who["decisao_recurso"].startswith("Capitão dos Portos") and who["defesa"] == "autuado"
 
     # appeal decided, known Mon 28 Dec: 5 working days to the DGN skip Fri 1 Jan and the
     # weekends -> Tue 5 Jan 2027; payment 15 calendar days -> Tue 12 Jan 2027

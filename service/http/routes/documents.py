@@ -27,7 +27,10 @@ DRAFTABLE = ("triaged", "notified", "infraction")
     summary="Draft the Notice to Appear or the Auto de Infração (inspector)",
     response_class=Response,
     responses={
-        200: {"content": {"application/pdf": {}}, "description": "the draft PDF"},
+        200: {
+            "content": {"application/pdf": {"example": "%PDF-1.3 ... (binary)"}},
+            "description": "the draft PDF",
+        },
         **problem_responses(401, 403, 404, 409),
     },
 )

@@ -27,6 +27,46 @@ inspector = require_role("inspector")
 router = APIRouter(tags=["procedure"])
 
 
+EXAMPLE_CASE: dict[str, Any] = {
+    "id": "L-3f9c2a1b7d4e5f60",
+    "status": "infraction",
+    "regime": "lesta",
+    "due": "2026-03-03",
+    "procedure": {
+        "regime": "lesta",
+        "seat_state": "RJ",
+        "auto": {"number": "CPRJ-001/2026", "date": "2026-02-06", "known_date": "2026-02-06"},
+    },
+    "deadlines": [
+        {
+            "name": "defesa",
+            "due": "2026-03-03",
+            "basis": "NORMAM-07/DPC 0306 b) I",
+            "counted_from": "2026-02-06",
+            "days": 15,
+            "counting": "working_days",
+            "pending": True,
+            "met_on": None,
+            "late": None,
+            "actor": "autuado",
+        }
+    ],
+    "history": [
+        {
+            "at": "2026-02-06T14:00:00Z",
+            "by": "inspector-silva",
+            "by_role": "inspector",
+            "from": "notified",
+            "to": "infraction",
+            "reason": None,
+            "before": {"auto": None},
+            "after": {"auto": {"number": "CPRJ-001/2026"}},
+        }
+    ],
+    "repeat_offence": {"applies": False, "prior": [], "basis": "NORMAM-20 1.5.3 b)"},
+}
+
+
 def _sane(day: dt.date) -> dt.date:
     # a date typed with a wrong century would silently push every deadline out of sight
     if not dt.date(2000, 1, 1) <= day <= dt.date(2100, 12, 31):
@@ -172,7 +212,10 @@ def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
     "/leads/{lead_id}",
     summary="Move a lead through the procedure (inspector)",
     responses={
-        200: {"description": "the lead with its history and deadlines"},
+        200: {
+            "description": "the lead with its history and deadlines",
+            "content": {"application/json": {"example": EXAMPLE_CASE}},
+        },
         **problem_responses(401, 403, 404, 409, 422),
     },
 )

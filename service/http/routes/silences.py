@@ -20,6 +20,34 @@ viewer, inspector = require_role("viewer"), require_role("inspector")
 router = APIRouter(tags=["silences"], dependencies=[Depends(viewer)])
 Repo = Annotated[Repository, Depends(get_repository)]
 Inspector = Annotated[ApiKeyRecord, Depends(inspector)]
+EXAMPLE_SILENCE: dict[str, Any] = {
+    "id": 1,
+    "mmsi": 710000001,
+    "zone_id": None,
+    "starts_at": None,
+    "until": "2026-03-01T00:00:00Z",
+    "reason": "survey vessel under contract with the port authority",
+    "created_by": "inspector-silva",
+    "created_at": "2026-02-01T12:00:00Z",
+}
+EXAMPLE_WATCH: dict[str, Any] = {
+    "id": 1,
+    "mmsi": 710000001,
+    "lon": -43.17,
+    "lat": -22.9,
+    "radius_m": 150.0,
+    "reason": "lacre 12/2026",
+    "authority": "Capitania dos Portos do Rio de Janeiro",
+    "created_by": "inspector-silva",
+    "created_at": "2026-02-01T12:00:00Z",
+    "active": True,
+}
+
+
+def _ok(status: int, example: dict[str, Any]) -> dict[int | str, dict[str, Any]]:
+    return {status: {"description": "OK", "content": {"application/json": {"example": example}}}}
+
+
 _MIN, _MAX = dt.datetime(2000, 1, 1, tzinfo=dt.UTC), dt.datetime(2100, 1, 1, tzinfo=dt.UTC)
 
 
@@ -72,7 +100,7 @@ def _silence_json(row: dict[str, Any]) -> dict[str, Any]:
     "/silences",
     summary="Silence a vessel, a zone or a vessel in a zone (inspector)",
     status_code=201,
-    responses=problem_responses(401, 403, 422),
+    responses={**_ok(201, EXAMPLE_SILENCE), **problem_responses(401, 403, 422)},
 )
 def create_silence(new: NewSilence, repo: Repo, caller: Inspector) -> JSONResponse:
     """Leads whose first position falls in the window are stored, marked silenced, and
@@ -89,7 +117,11 @@ def create_silence(new: NewSilence, repo: Repo, caller: Inspector) -> JSONRespon
     return JSONResponse(_silence_json(found), status_code=201)
 
 
-@router.get("/silences", summary="List silences", responses=problem_responses(401, 403))
+@router.get(
+    "/silences",
+    summary="List silences",
+    responses={**_ok(200, {"silences": [EXAMPLE_SILENCE]}), **problem_responses(401, 403)},
+)
 def list_silences(repo: Repo) -> dict[str, Any]:
     """Every silence, newest first."""
     return {"silences": [_silence_json(s) for s in repo.list_silences()]}
@@ -99,7 +131,7 @@ def list_silences(repo: Repo) -> dict[str, Any]:
     "/watchlist",
     summary="Put a detained or sealed vessel on the watch-list (inspector)",
     status_code=201,
-    responses=problem_responses(401, 403, 422),
+    responses={**_ok(201, EXAMPLE_WATCH), **problem_responses(401, 403, 422)},
 )
 def create_watch(new: NewWatch, repo: Repo, caller: Inspector) -> JSONResponse:
     """Any AIS report beyond ``radius_m`` of where it is held raises a lead at once."""
@@ -109,7 +141,11 @@ def create_watch(new: NewWatch, repo: Repo, caller: Inspector) -> JSONResponse:
     return JSONResponse({**found, "created_at": iso_utc(found["created_at"])}, status_code=201)
 
 
-@router.get("/watchlist", summary="List the watch-list", responses=problem_responses(401, 403))
+@router.get(
+    "/watchlist",
+    summary="List the watch-list",
+    responses={**_ok(200, {"watchlist": [EXAMPLE_WATCH]}), **problem_responses(401, 403)},
+)
 def list_watch(repo: Repo) -> dict[str, Any]:
     """Every entry, newest first; ``active`` false once released or once it raised a lead."""
     return {"watchlist": [{**w, "created_at": iso_utc(w["created_at"])} for w in repo.list_watch()]}

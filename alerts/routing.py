@@ -44,7 +44,8 @@ def jurisdictions(zones: Sequence[Zone]) -> list[Zone]:
 def zone_at(lon: float, lat: float, zones: Sequence[Zone]) -> Zone | None:
     """The jurisdiction zone covering a point (the first by id when zones overlap)."""
     point = shapely.Point(lon, lat)
-    hits = [z for z in jurisdictions(zones) if z.geometry.covers(point)]
+    # inside the polygon is distance 0: Zone.authority_at is the one authority rule
+    hits = [z for z in zones if z.geometry.covers(point) and z.authority_at(0.0)]
     return min(hits, key=lambda z: z.id) if hits else None
 
 

@@ -12,17 +12,16 @@ lead at once.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.alerts.lead import EvidencePoint, Lead, build_lead
 from vigia.ingest.records import Position
 
 SEAL_RULE = "PROC-SEAL"
-SEAL_CITATION = "NORMAM-07/DPC 0310"
+EVIDENCE_CAP = 500
 _EARTH_M = 6_371_008.8
 
 
@@ -93,32 +92,27 @@ def breaches(entries: Sequence[WatchEntry], positions: Sequence[Position]) -> li
         if beyond.size == 0:
             continue
         first = int(beyond[0])
-        ev = [
+        points = [
             EvidencePoint(
                 p.t, float(lons[i]), float(lats[i]), p.sog, p.cog, p.nav_status, float(d[i])
             )
             for i, p in enumerate(track)
-            if i >= first
-        ][:500]
+        ]
         hit = track[first]
-        key = f"{SEAL_RULE}|{entry.id}|{entry.mmsi}"
+        sogs = [e.sog for e in points[first:] if e.sog is not None]
         out.append(
-            Lead(
-                id="L-" + hashlib.sha1(key.encode()).hexdigest()[:16],
+            build_lead(
                 mmsi=entry.mmsi,
                 rule=SEAL_RULE,
-                citation=SEAL_CITATION,
-                zone_id=None,
-                zone_kind=None,
+                zone=None,
                 started_at=hit.t,
                 ended_at=hit.t,
-                min_distance_m=float(d[first]),
-                max_sog_kn=max((e.sog for e in ev if e.sog is not None), default=None),
-                closest_lon=float(lons[first]),
-                closest_lat=float(lats[first]),
-                closest_t=hit.t,
-                evidence=ev,
-                raw_sentences=list(hit.raw),
+                key_point=points[first],
+                points=points[first:],
+                cap=EVIDENCE_CAP,
+                vessel={},
+                max_sog_kn=max(sogs) if sogs else None,
+                raw_sentences=hit.raw,
                 authority=entry.authority,
                 details={
                     "watch_id": entry.id,

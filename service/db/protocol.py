@@ -105,9 +105,6 @@ class Repository(Protocol):
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
 
-    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
-        """Move a lead in the workflow (its evidence never changes); None if unknown."""
-
     def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
         """A page of leads, newest first, and the total matched."""
 

@@ -10,7 +10,6 @@ from fastapi.responses import JSONResponse
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import STATES
 from vigia.alerts.rules import CITATIONS
-from vigia.alerts.silencing import SEAL_RULE
 from vigia.ingest.records import iso_utc
 from vigia.service.db.protocol import ApiKeyRecord, LeadQuery, Repository
 from vigia.service.errors import PermissionDeniedError, RequestInvalidError
@@ -81,7 +80,7 @@ EXAMPLE_EVIDENCE: dict[str, Any] = {
     "properties": {"lead_id": "L-3f9c2a1b7d4e5f60", "rule": "SEC-PLATFORM"},
 }
 LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
-RULE_CODES = (*CITATIONS, "BW-EXCH-200", "BW-EXCH-50", SEAL_RULE)
+RULE_CODES = (*CITATIONS, "BW-EXCH-200", "BW-EXCH-50")
 Status = Literal[STATES]  # type: ignore[valid-type]
 
 

@@ -4,8 +4,8 @@ to one authority, silences and the 0310 watch-list.
 The history and a closed lead's evidence are guarded by triggers in the database
 itself, so no code path (and no hand-typed SQL) can rewrite them.
 
-Revision ID: 0003_procedure
-Revises: 0002
+Revision ID: 0004_procedure
+Revises: 0003_zone_properties
 Create Date: 2026-12-01
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_procedure"
-down_revision = "0002"
+revision = "0004_procedure"
+down_revision = "0003_zone_properties"
 branch_labels = None
 depends_on = None
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vigia.alerts.procedure import regime_of
 from vigia.alerts.rules import citation
 from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
 from vigia.zones.model import Zone
@@ -71,6 +72,11 @@ class Lead:
     status: str = "new"
     zone_version: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    #: what inspectors entered through the procedure (alerts/procedure.py); empty at first
+    procedure: dict[str, Any] = field(default_factory=dict)
+    due_on: str | None = None  # the soonest pending deadline, ISO date
+    #: the inspector's silence it was raised in (stored and marked, never pushed)
+    silence_id: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The lead JSON of docs/contract.md section 3 (plus a few additive fields)."""
@@ -97,6 +103,10 @@ class Lead:
             "authority": self.authority,
             "status": self.status,
             "details": self.details,
+            "regime": regime_of(self.rule, self.procedure),
+            "procedure": self.procedure,
+            "due": self.due_on,
+            "silenced": self.silence_id is not None,
         }
 
 

@@ -26,6 +26,8 @@ CITATIONS: dict[str, str] = {
     "SAR-DISTRESS": "NORMAM-07/DPC 0213 c)",
     "BW-EXCH-200": "NORMAM-20/DPC 2.3.1 a)",
     "BW-EXCH-50": "NORMAM-20/DPC 2.3.1 b)",
+    # a detained or sealed vessel (lacre) that moves: it must stay out of traffic
+    "PROC-SEAL": "NORMAM-07/DPC 0310",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

@@ -20,6 +20,13 @@ if ! command -v gpsd >/dev/null 2>&1 && [ ! -x /usr/sbin/gpsd ]; then
 fi
 python3 -m uv sync --locked --extra dev
 
+# pdftoppm/pdftotext: the document tests turn the drafted PDFs into images and text
+if ! command -v pdftoppm >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq poppler-utils >/dev/null
+fi
+
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
 if [ -n "${PGVER}" ]; then
   if [ ! -f "/usr/share/postgresql/${PGVER}/extension/postgis.control" ]; then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vigia.alerts.procedure import ProcedureConflictError, ProcedureDataError
 from vigia.ingest.errors import InputFormatError, VigiaError
 from vigia.zones.model import ZoneError
 
@@ -47,6 +48,8 @@ HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
     (AuthenticationError, 401),
     (PermissionDeniedError, 403),
     (NotFoundError, 404),
+    (ProcedureConflictError, 409),
+    (ProcedureDataError, 422),
     (PayloadTooLargeError, 413),
     (ZoneError, 422),
     (RequestInvalidError, 422),

@@ -16,6 +16,11 @@ def register(sub: Any) -> None:
     create = actions.add_parser("create", help="create a key and print it (shown only once)")
     create.add_argument("--role", required=True, choices=sorted(ROLES, key=ROLES.__getitem__))
     create.add_argument("--name", default="", help="who or what the key is for")
+    create.add_argument(
+        "--authority",
+        default=None,
+        help="limit the key to this Capitania / Delegacia / Agência's leads",
+    )
     p.set_defaults(func=run)
 
 
@@ -29,7 +34,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         repo.migrate()
         key = new_api_key()
-        record = repo.add_api_key(args.name or f"{args.role}-key", args.role, hash_key(key))
+        record = repo.add_api_key(
+            args.name or f"{args.role}-key", args.role, hash_key(key), authority=args.authority
+        )
     finally:
         repo.close()
     print(key)

@@ -143,6 +143,7 @@ def lead_row(lead: Lead, now: float) -> dict[str, Any]:
         "authority": lead.authority,
         "status": lead.status,
         "details": dict(lead.details),
+        "silence_id": lead.silence_id,
         "updated_at": now,
     }
 
@@ -170,4 +171,7 @@ def row_lead(r: Mapping[Any, Any]) -> Lead:
         status=r["status"],
         zone_version=r["zone_version"],
         details=dict(r["details"]),
+        procedure=dict(r["procedure"] or {}),
+        due_on=r["due_on"],
+        silence_id=r["silence_id"],
     )

@@ -129,6 +129,9 @@ class LeadRow(Base):
         Index("ix_leads_zone_id", "zone_id"),
         Index("ix_leads_status", "status"),
         Index("ix_leads_closest", "closest_lon", "closest_lat"),
+        Index("ix_leads_authority", "authority"),
+        Index("ix_leads_due_on", "due_on"),
+        Index("ix_leads_mmsi_infraction_on", "mmsi", "infraction_on"),
     )
 
     id: Mapped[str] = mapped_column(Text, primary_key=True)
@@ -158,6 +161,61 @@ class LeadRow(Base):
     status: Mapped[str] = mapped_column(Text)
     details: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[float] = mapped_column(Float)
+    # the administrative procedure (alerts/procedure.py); the pipeline never writes these
+    procedure: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    due_on: Mapped[str | None] = mapped_column(Text)  # soonest pending deadline, ISO date
+    infraction_on: Mapped[str | None] = mapped_column(Text)  # the Auto's date, ISO date
+    silence_id: Mapped[int | None] = mapped_column(Integer)  # the silence that covered it
+
+
+class LeadHistoryRow(Base):
+    """One change of a lead's procedure; database triggers refuse updates and deletes."""
+
+    __tablename__ = "lead_history"
+    __table_args__ = (Index("ix_lead_history_lead", "lead_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    lead_id: Mapped[str] = mapped_column(Text)
+    at: Mapped[float] = mapped_column(Float)
+    by_name: Mapped[str] = mapped_column(Text)
+    by_role: Mapped[str] = mapped_column(Text)
+    from_status: Mapped[str] = mapped_column(Text)
+    to_status: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str | None] = mapped_column(Text)
+    before: Mapped[dict[str, Any]] = mapped_column(JSON)
+    after: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class SilenceRow(Base):
+    """An inspector's silence: a vessel, a zone or a vessel in a zone, until a time."""
+
+    __tablename__ = "silences"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mmsi: Mapped[int | None] = mapped_column(BigInteger)
+    zone_id: Mapped[str | None] = mapped_column(Text)
+    starts_at: Mapped[float | None] = mapped_column(Float)
+    until: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class WatchRow(Base):
+    """A detained or sealed vessel (NORMAM-07 0310): moving beyond radius_m raises a lead."""
+
+    __tablename__ = "watchlist"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mmsi: Mapped[int] = mapped_column(BigInteger, index=True)
+    lon: Mapped[float] = mapped_column(Float)
+    lat: Mapped[float] = mapped_column(Float)
+    radius_m: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(Text)
+    authority: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
 
 
 class IngestCounter(Base):
@@ -180,6 +238,8 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(Text, unique=True)
     created_at: Mapped[float] = mapped_column(Float)
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+    # a key limited to one authority's leads (a Capitania's dashboard); None sees all
+    authority: Mapped[str | None] = mapped_column(Text)
 
 
 class BallastAudit(Base):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.model import Zone
 
@@ -28,6 +29,9 @@ class LeadQuery:
     start: float | None = None  # leads still going on at or after this Unix time
     end: float | None = None  # leads started at or before this Unix time
     bbox: BBox | None = None  # on the closest point
+    authority: str | None = None
+    include_silenced: bool = False  # silenced leads are stored but hidden by default
+    sort: str = "newest"  # "newest" (started_at descending) or "due" (soonest deadline)
 
 
 @dataclass(slots=True, frozen=True)
@@ -40,6 +44,7 @@ class ApiKeyRecord:
     key_hash: str
     created_at: float
     revoked: bool = False
+    authority: str | None = None  # limits the key to this authority's leads
 
 
 class Repository(Protocol):
@@ -100,11 +105,33 @@ class Repository(Protocol):
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
 
-    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
-        """Move a lead in the workflow (its evidence never changes); None if unknown."""
-
     def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
         """A page of leads, newest first, and the total matched."""
+
+    def move_lead(self, lead_id: str, move: Move, actor: Actor) -> Lead | None:
+        """The one way a lead's procedure changes (state machine + history row)."""
+
+    def lead_history(self, lead_id: str) -> list[dict[str, Any]]:
+        """A lead's append-only history, oldest first."""
+
+    def prior_infractions(self, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
+        """The vessel's other leads that reached ``infraction``: (id, Auto date)."""
+
+    # silences and the 0310 watch-list
+    def add_silence(self, silence: dict[str, Any], by: str) -> int:
+        """Store an inspector's silence; returns its id."""
+
+    def list_silences(self) -> list[dict[str, Any]]:
+        """Every silence, newest first."""
+
+    def add_watch(self, entry: dict[str, Any], by: str) -> int:
+        """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
+
+    def list_watch(self) -> list[dict[str, Any]]:
+        """Every watch-list entry, newest first."""
+
+    def release_watch(self, entry_id: int) -> bool:
+        """Take a vessel off the watch-list; False if there is no such entry."""
 
     # counters, keys, audits
     def save_counters(self, counters: dict[str, int]) -> None:
@@ -113,8 +140,10 @@ class Repository(Protocol):
     def load_counters(self) -> dict[str, int]:
         """The persisted ingest counters."""
 
-    def add_api_key(self, name: str, role: str, key_hash: str) -> ApiKeyRecord:
-        """Store a new API key's hash."""
+    def add_api_key(
+        self, name: str, role: str, key_hash: str, authority: str | None = None
+    ) -> ApiKeyRecord:
+        """Store a new API key's hash (optionally limited to one authority's leads)."""
 
     def list_api_keys(self) -> list[ApiKeyRecord]:
         """Every stored key, oldest first."""

@@ -16,8 +16,11 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import positions as pos
+from vigia.service.db import procedure_store as ps
+from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
@@ -146,8 +149,12 @@ class SqlRepository:
             raise StoreUnavailableError(f"database unreachable: {exc}") from exc
         with self._tx() as conn:
             if self._pg:
-                return pos.write_positions_pg(conn, batch)
-            return pos.write_positions_sqlite(conn, batch)
+                n = pos.write_positions_pg(conn, batch)
+            else:
+                n = pos.write_positions_sqlite(conn, batch)
+            # 0310: a sealed vessel that moves raises its lead with the positions
+            sl.check_watch(conn, self._pg, batch)
+            return n
 
     def get_vessel(self, mmsi: int) -> VesselInfo | None:
         """Latest static data of one vessel."""
@@ -224,9 +231,12 @@ class SqlRepository:
     # leads
     def upsert_leads(self, leads: Sequence[Lead]) -> None:
         """Insert leads, or update open ones as their episodes grow; a closed lead is
-        never rewritten, and an open lead's workflow status is kept."""
+        never rewritten, and an open lead's workflow status is kept. A lead without an
+        authority is routed by the stored jurisdiction zones (ballast leads by their AIS
+        destination port first, NORMAM-20 2.1.2)."""
+        now = time.time()
         with self._tx() as conn:
-            zl.upsert_leads(conn, self._pg, leads, time.time())
+            zl.upsert_leads(conn, self._pg, sl.prepare_leads(conn, self._pg, leads), now)
 
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
@@ -238,10 +248,47 @@ class SqlRepository:
         with self._tx() as conn:
             return zl.list_leads(conn, self._pg, query, limit, offset)
 
-    def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
-        """Move a lead in the inspectors' workflow; None if there is no such lead."""
+    def move_lead(self, lead_id: str, move: Move, actor: Actor) -> Lead | None:
+        """The one way a lead's procedure changes: checked by the state machine, written
+        with its history row in one transaction; None if there is no such lead."""
         with self._tx() as conn:
-            return zl.set_lead_status(conn, lead_id, status, time.time())
+            return ps.move_lead(conn, self._pg, lead_id, move, actor, time.time())
+
+    def lead_history(self, lead_id: str) -> list[dict[str, Any]]:
+        """A lead's append-only history, oldest first."""
+        with self._tx() as conn:
+            return ps.history(conn, lead_id)
+
+    def prior_infractions(self, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
+        """The vessel's other leads that reached ``infraction``: (id, Auto date)."""
+        with self._tx() as conn:
+            return ps.prior_infractions(conn, mmsi, lead_id)
+
+    # silences and the watch-list
+    def add_silence(self, silence: dict[str, Any], by: str) -> int:
+        """Store an inspector's silence; returns its id."""
+        with self._tx() as conn:
+            return sl.add_silence(conn, silence, by)
+
+    def list_silences(self) -> list[dict[str, Any]]:
+        """Every silence, newest first."""
+        with self._tx() as conn:
+            return sl.list_silences(conn)
+
+    def add_watch(self, entry: dict[str, Any], by: str) -> int:
+        """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
+        with self._tx() as conn:
+            return sl.add_watch(conn, entry, by)
+
+    def list_watch(self) -> list[dict[str, Any]]:
+        """Every watch-list entry, newest first."""
+        with self._tx() as conn:
+            return sl.list_watch(conn)
+
+    def release_watch(self, entry_id: int) -> bool:
+        """Take a vessel off the watch-list; False if there is no such entry."""
+        with self._tx() as conn:
+            return sl.release_watch(conn, entry_id)
 
     # counters
     def save_counters(self, counters: dict[str, int]) -> None:
@@ -262,22 +309,35 @@ class SqlRepository:
         return {r.name: int(r.value) for r in rows}
 
     # API keys
-    def add_api_key(self, name: str, role: str, key_hash: str) -> ApiKeyRecord:
-        """Store a new API key's hash."""
+    def add_api_key(
+        self, name: str, role: str, key_hash: str, authority: str | None = None
+    ) -> ApiKeyRecord:
+        """Store a new API key's hash (optionally limited to one authority's leads)."""
         now = time.time()
         with self._tx() as conn:
             key_id = conn.execute(
                 insert(ApiKey)
-                .values(name=name, role=role, key_hash=key_hash, created_at=now, revoked=False)
+                .values(
+                    name=name,
+                    role=role,
+                    key_hash=key_hash,
+                    created_at=now,
+                    revoked=False,
+                    authority=authority,
+                )
                 .returning(ApiKey.id)
             ).scalar_one()
-        return ApiKeyRecord(int(key_id), name, role, key_hash, now, False)
+        return ApiKeyRecord(int(key_id), name, role, key_hash, now, False, authority)
 
     def _keys(self, *conds: Any) -> list[ApiKeyRecord]:
         cols = (ApiKey.id, ApiKey.name, ApiKey.role, ApiKey.key_hash, ApiKey.created_at)
         with self._tx() as conn:
-            rows = conn.execute(select(*cols, ApiKey.revoked).where(*conds).order_by(ApiKey.id))
-            return [ApiKeyRecord(*r[:5], revoked=bool(r.revoked)) for r in rows]
+            rows = conn.execute(
+                select(*cols, ApiKey.revoked, ApiKey.authority).where(*conds).order_by(ApiKey.id)
+            )
+            return [
+                ApiKeyRecord(*r[:5], revoked=bool(r.revoked), authority=r.authority) for r in rows
+            ]
 
     def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
         """Look up a key by its hash."""

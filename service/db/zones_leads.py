@@ -157,10 +157,13 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
     last = {lead.id: lead for lead in leads}  # one statement may not touch a row twice
     rows = [lead_row(lead, now) for lead in last.values()]
     ins = (pg_insert if pg else sqlite_insert)(LeadRow)
-    keep = {"id", "status"}
+    keep = {"id", "status"}  # the procedure columns are not in lead_row at all
     set_ = {c: ins.excluded[c] for c in rows[0] if c not in keep}
     stmt = ins.on_conflict_do_update(
-        index_elements=["id"], set_=set_, where=LeadRow.ended_at.is_(None)
+        index_elements=["id"],
+        set_=set_,
+        # a lead an inspector closed keeps what it had, even if its episode goes on
+        where=LeadRow.ended_at.is_(None) & (LeadRow.status != "closed"),
     )
     conn.execute(stmt, rows)
 
@@ -169,12 +172,6 @@ def get_lead(conn: Connection, lead_id: str) -> Lead | None:
     """One lead with its evidence."""
     row = conn.execute(select(*_LEAD_COLS).where(LeadRow.id == lead_id)).first()
     return None if row is None else row_lead(row._mapping)
-
-
-def set_lead_status(conn: Connection, lead_id: str, status: str, now: float) -> Lead | None:
-    """Move a lead in the workflow (allowed on closed leads: status is not evidence)."""
-    conn.execute(update(LeadRow).where(LeadRow.id == lead_id).values(status=status, updated_at=now))
-    return get_lead(conn, lead_id)
 
 
 def _lead_conds(pg: bool, q: LeadQuery) -> list[ColumnElement[bool]]:
@@ -191,6 +188,10 @@ def _lead_conds(pg: bool, q: LeadQuery) -> list[ColumnElement[bool]]:
         conds.append(or_(LeadRow.ended_at.is_(None), LeadRow.ended_at >= q.start))
     if q.end is not None:
         conds.append(LeadRow.started_at <= q.end)
+    if q.authority is not None:
+        conds.append(LeadRow.authority == q.authority)
+    if not q.include_silenced:
+        conds.append(LeadRow.silence_id.is_(None))
     if q.bbox is not None:
         if pg:
             conds.append(LeadRow.closest_geom.op("&&")(_envelope(q.bbox)))
@@ -206,11 +207,19 @@ def list_leads(
     """A page of leads, newest first, and the total matched."""
     conds = _lead_conds(pg, q)
     total = conn.execute(select(func.count()).select_from(LeadRow).where(*conds)).scalar()
+    order: tuple[Any, ...] = (LeadRow.started_at.desc(), LeadRow.id)
+    if q.sort == "due":
+        # soonest pending deadline first; leads with none after them, newest first
+        order = (LeadRow.due_on.is_(None), LeadRow.due_on, *order)
     rows = conn.execute(
-        select(*_LEAD_COLS)
-        .where(*conds)
-        .order_by(LeadRow.started_at.desc(), LeadRow.id)
-        .limit(limit)
-        .offset(offset)
+        select(*_LEAD_COLS).where(*conds).order_by(*order).limit(limit).offset(offset)
     ).all()
     return [row_lead(r._mapping) for r in rows], int(total or 0)
+
+
+def jurisdiction_zones(conn: Connection, pg: bool) -> list[Zone]:
+    """The current jurisdiction zones (few: one per Capitania, Delegacia or Agência)."""
+    rows = conn.execute(
+        select(*_ZONE_COLS, _wkb_col(pg)).where(_Z.current == true(), _Z.kind == "jurisdiction")
+    ).all()
+    return [row_zone(r._mapping, r.wkb) for r in rows]

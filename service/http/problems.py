@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from vigia.alerts.procedure import ProcedureConflictError
 from vigia.ingest.errors import VigiaError
 from vigia.service.errors import status_for
 from vigia.zones.model import ZoneError
@@ -36,6 +37,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "feature": {"type": ["string", "null"]},
         "reason": {"type": "string"},
         "errors": {"type": "array", "items": {"type": "object"}},
+        "allowed": {"type": "array", "items": {"type": "string"}},
     },
 }
 
@@ -64,6 +66,10 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         401: ("unauthenticated", "missing X-API-Key header"),
         403: ("forbidden", "this route needs the admin role; the key is viewer"),
         404: ("not-found", "no zone with id 'plat-p66'"),
+        409: (
+            "procedure-conflict",
+            "a lead cannot go from new to closed; allowed moves: triaged, dismissed",
+        ),
         413: ("payload-too-large", "the upload has 250001 vertices; the limit is 200000"),
         422: ("invalid-request", "query.limit: Input should be greater than or equal to 1"),
         503: ("store-unavailable", "the database does not answer"),
@@ -99,7 +105,10 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
     status = status_for(exc)
     if status >= 500:
         log.error("%s on %s: %s", type(exc).__name__, request.url.path, exc)
-    return problem(status, exc.code, str(exc), request.url.path, **_zone_extra(exc))
+    extra = _zone_extra(exc)
+    if isinstance(exc, ProcedureConflictError):
+        extra["allowed"] = list(exc.allowed)  # the moves a dashboard may offer instead
+    return problem(status, exc.code, str(exc), request.url.path, **extra)
 
 
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:

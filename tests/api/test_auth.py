@@ -23,6 +23,10 @@ NEEDS: dict[tuple[str, str], str] = {
     ("PUT", "/collections/zones/items/{zone_id}"): "admin",
     ("DELETE", "/collections/zones/items/{zone_id}"): "admin",
     ("PATCH", "/leads/{lead_id}"): "inspector",
+    ("GET", "/leads/{lead_id}/documents/{kind}.pdf"): "inspector",
+    ("POST", "/silences"): "inspector",
+    ("POST", "/watchlist"): "inspector",
+    ("DELETE", "/watchlist/{entry_id}"): "inspector",
     ("GET", "/apikeys"): "admin",
     ("POST", "/apikeys"): "admin",
     ("DELETE", "/apikeys/{key_id}"): "admin",
@@ -38,12 +42,16 @@ OURS = (
     "/metrics",
     "/conformance",
     "/apikeys",
+    "/silences",
+    "/watchlist",
 )
 SAMPLE_PARAMS = {
     "zone_id": "plat-p66",
     "mmsi": "710000001",
     "lead_id": "L-none",
     "key_id": "999999",
+    "entry_id": "999999",
+    "kind": "notice",
 }
 
 

@@ -158,7 +158,7 @@ def test_leads_filters(loaded: Api) -> None:
     assert ids("?start=2024-03-02T00:00:00Z") == ["L-0001", "L-0003"]
     assert ids("?end=2024-03-01T12:30:00Z") == ["L-0000"]
     # a mistyped rule or status is refused, not answered with an empty page
-    for bad in ("?rule=NOPE", "?status=closed"):
+    for bad in ("?rule=NOPE", "?status=reviewing"):
         r = loaded.client.get(f"/leads{bad}", headers=loaded.h("viewer"))
         assert r.status_code == 422, bad
         assert r.headers["content-type"].startswith("application/problem+json")
@@ -209,17 +209,17 @@ def test_counters_come_from_the_store_when_no_worker_runs(loaded: Api) -> None:
 def test_an_inspector_moves_a_lead_through_the_workflow(api: Api) -> None:
     api.repo.upsert_leads([_lead(7, 710000001, "SEC-PLATFORM", "plat-p66", T0, -40.05, -22.37)])
     url = "/leads/L-0007"
-    r = api.client.patch(url, json={"status": "reviewing"}, headers=api.h("viewer"))
+    r = api.client.patch(url, json={"status": "triaged"}, headers=api.h("viewer"))
     assert r.status_code == 403
-    r = api.client.patch(url, json={"status": "reviewing"}, headers=api.h("inspector"))
-    assert r.status_code == 200 and r.json()["status"] == "reviewing"
+    r = api.client.patch(url, json={"status": "triaged"}, headers=api.h("inspector"))
+    assert r.status_code == 200 and r.json()["status"] == "triaged"
     assert len(r.json()["evidence"]) == 3
     r = api.client.patch(url, json={"status": "lost"}, headers=api.h("inspector"))
     assert r.status_code == 422 and "status" in r.json()["detail"]
-    assert api.client.get(url, headers=api.h("viewer")).json()["status"] == "reviewing"
+    assert api.client.get(url, headers=api.h("viewer")).json()["status"] == "triaged"
     assert [
         x["id"]
-        for x in api.client.get("/leads?status=reviewing", headers=api.h("viewer")).json()["leads"]
+        for x in api.client.get("/leads?status=triaged", headers=api.h("viewer")).json()["leads"]
     ] == ["L-0007"]
     r = api.client.patch("/leads/L-none", json={"status": "dismissed"}, headers=api.h("admin"))
     assert r.status_code == 404

@@ -13,12 +13,15 @@ from sqlalchemy import text
 
 from tests.storage.builders import T0, lead, pos
 from vigia.alerts.lead import EvidencePoint
+from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import VesselInfo
 from vigia.service.db.engine import alembic_config
 from vigia.service.db.protocol import LeadQuery
 from vigia.service.db.repository import AUDIT_RETENTION_S, SqlRepository
 from vigia.service.db.store import StoreConfigError, open_repository
 from vigia.zones.model import Zone, ZoneKind
+
+ACTOR = Actor("test-inspector", "inspector")
 
 
 def test_vessels_keep_the_newest_static_data(repo: SqlRepository) -> None:
@@ -157,7 +160,7 @@ def test_list_zones_filters_bbox_and_time_and_pages(repo: SqlRepository) -> None
 def test_open_lead_grows_closed_lead_is_immutable(repo: SqlRepository) -> None:
     """Upsert updates an open lead, keeps its workflow status, and never touches a closed one."""
     repo.upsert_leads([lead("L1")])
-    assert repo.set_lead_status("L1", "assigned") is not None
+    assert repo.move_lead("L1", Move("triaged"), ACTOR) is not None
     grown = lead(
         "L1",
         min_distance_m=80.0,
@@ -169,7 +172,7 @@ def test_open_lead_grows_closed_lead_is_immutable(repo: SqlRepository) -> None:
     repo.upsert_leads([grown])
     got = repo.get_lead("L1")
     assert got is not None
-    assert (got.min_distance_m, len(got.evidence), got.status) == (80.0, 3, "assigned")
+    assert (got.min_distance_m, len(got.evidence), got.status) == (80.0, 3, "triaged")
     assert got.evidence[2] == grown.evidence[2]
 
     closed = lead("L1", ended_at=T0 + 180, min_distance_m=80.0, evidence=grown.evidence)
@@ -181,7 +184,7 @@ def test_open_lead_grows_closed_lead_is_immutable(repo: SqlRepository) -> None:
     assert got.ended_at == T0 + 180 and got.min_distance_m == 80.0 and len(got.evidence) == 3
     assert got.raw_sentences == lead("L1").raw_sentences
     assert repo.get_lead("nope") is None
-    assert repo.set_lead_status("nope", "closed") is None
+    assert repo.move_lead("nope", Move("triaged"), ACTOR) is None
 
 
 def test_list_leads_filters_and_pages(repo: SqlRepository) -> None:
@@ -200,7 +203,7 @@ def test_list_leads_filters_and_pages(repo: SqlRepository) -> None:
             ),
         ]
     )
-    repo.set_lead_status("C", "dismissed")
+    repo.move_lead("C", Move("dismissed", "a test"), ACTOR)
 
     def ids(q: LeadQuery, limit: int = 10, offset: int = 0) -> tuple[list[str], int]:
         page, total = repo.list_leads(q, limit, offset)

@@ -7,9 +7,12 @@ from fastapi import FastAPI
 from vigia.service.http.routes import (
     ballast,
     ballast_arrivals,
+    documents,
     health,
     keys,
     leads,
+    procedure,
+    silences,
     vessels,
     zones,
 )
@@ -17,5 +20,16 @@ from vigia.service.http.routes import (
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
-    for module in (health, zones, vessels, leads, keys, ballast, ballast_arrivals):
+    for module in (
+        health,
+        zones,
+        vessels,
+        leads,
+        procedure,
+        silences,
+        keys,
+        ballast,
+        ballast_arrivals,
+        documents,
+    ):
         app.include_router(module.router)

@@ -31,6 +31,12 @@ class NewKey(BaseModel):
 
     role: Literal["viewer", "inspector", "admin"]
     name: str = Field(default="", max_length=200)
+    authority: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="limit the key to this authority's leads (a Capitania's dashboard)",
+    )
 
 
 def key_json(record: ApiKeyRecord) -> dict[str, Any]:
@@ -41,6 +47,7 @@ def key_json(record: ApiKeyRecord) -> dict[str, Any]:
         "role": record.role,
         "created_at": iso_utc(record.created_at),
         "revoked": record.revoked,
+        "authority": record.authority,
     }
 
 
@@ -84,7 +91,11 @@ def create_key(
 ) -> JSONResponse:
     """A new random key; the response is the only time it is shown."""
     key = secrets.token_urlsafe(32)
-    record = repo.add_api_key(new.name or f"{new.role}-key", new.role, hash_key(key))
+    if new.authority is not None and new.role == "admin":
+        raise RequestInvalidError("an admin key cannot be limited to one authority")
+    record = repo.add_api_key(
+        new.name or f"{new.role}-key", new.role, hash_key(key), authority=new.authority
+    )
     return JSONResponse({**key_json(record), "key": key}, status_code=201)
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure import STATES
 from vigia.alerts.rules import CITATIONS
 from vigia.ingest.records import iso_utc
-from vigia.service.db.protocol import LeadQuery, Repository
-from vigia.service.errors import NotFoundError, RequestInvalidError
+from vigia.service.db.protocol import ApiKeyRecord, LeadQuery, Repository
+from vigia.service.errors import PermissionDeniedError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.params import (
@@ -28,9 +28,12 @@ from vigia.service.http.routes.params import (
     parse_bbox,
     parse_time,
 )
+from vigia.service.http.routes.procedure import case_json, visible
 from vigia.service.settings import Settings
 
-router = APIRouter(tags=["leads"], dependencies=[Depends(require_role("viewer"))])
+viewer = require_role("viewer")
+router = APIRouter(tags=["leads"], dependencies=[Depends(viewer)])
+Caller = Annotated[ApiKeyRecord, Depends(viewer)]
 
 EXAMPLE_LEAD: dict[str, Any] = {
     "id": "L-3f9c2a1b7d4e5f60",
@@ -77,16 +80,8 @@ EXAMPLE_EVIDENCE: dict[str, Any] = {
     "properties": {"lead_id": "L-3f9c2a1b7d4e5f60", "rule": "SEC-PLATFORM"},
 }
 LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
-#: where an inspector can move a lead: looked at, upheld (a fine follows), dropped as
-#: a false lead, or handed to another authority
 RULE_CODES = (*CITATIONS, "BW-EXCH-200", "BW-EXCH-50")
-Status = Literal["new", "reviewing", "confirmed", "dismissed", "referred"]
-
-
-class StatusChange(BaseModel):
-    """A move in the inspectors' workflow."""
-
-    status: Status = Field(description="the lead's new status")
+Status = Literal[STATES]  # type: ignore[valid-type]
 
 
 def evidence_geojson(lead: Lead) -> dict[str, Any]:
@@ -142,6 +137,7 @@ def list_leads(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
+    caller: Caller,
     rule: Annotated[str | None, Query(max_length=64, examples=["SEC-PLATFORM"])] = None,
     zone_id: Annotated[str | None, Query(max_length=200)] = None,
     mmsi: Annotated[int | None, Query(ge=0, le=999_999_999)] = None,
@@ -157,8 +153,23 @@ def list_leads(
     ] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
     offset: Offset = 0,
+    authority: Annotated[
+        str | None, Query(max_length=200, description="the Capitania / Delegacia / Agência")
+    ] = None,
+    sort: Annotated[
+        Literal["newest", "due"],
+        Query(description="`due`: soonest pending procedural deadline first"),
+    ] = "newest",
+    silenced: Annotated[
+        bool, Query(description="include leads raised inside an inspector's silence")
+    ] = False,
 ) -> dict[str, Any]:
-    """Leads, newest first, filtered by rule, zone, vessel, status, time and bbox."""
+    """Leads, newest first (or soonest deadline first), filtered by rule, zone, vessel,
+    status, authority, time and bbox. A key limited to one authority sees only its own."""
+    if caller.authority is not None:
+        if authority is not None and authority != caller.authority:
+            raise PermissionDeniedError(f"this key sees only {caller.authority!r} leads")
+        authority = caller.authority
     if rule is not None and rule not in RULE_CODES:
         # a mistyped code would otherwise look like "no leads", which misleads an inspector
         raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
@@ -172,6 +183,9 @@ def list_leads(
         start=t0,
         end=t1,
         bbox=parse_bbox(bbox),
+        authority=authority,
+        include_silenced=silenced,
+        sort=sort,
     )
     size = clamp_limit(limit, settings)
     leads, total = repo.list_leads(query, size, offset)
@@ -183,11 +197,8 @@ def list_leads(
     }
 
 
-def _lead(repo: Repository, lead_id: str) -> Lead:
-    lead = repo.get_lead(lead_id)
-    if lead is None:
-        raise NotFoundError(f"no lead with id {lead_id!r}")
-    return lead
+def _lead(repo: Repository, lead_id: str, caller: ApiKeyRecord) -> Lead:
+    return visible(repo.get_lead(lead_id), caller, lead_id)
 
 
 @router.get(
@@ -206,16 +217,17 @@ def _lead(repo: Repository, lead_id: str) -> Lead:
 def get_lead(
     lead_id: LeadId,
     repo: Annotated[Repository, Depends(get_repository)],
+    caller: Caller,
     f: Annotated[
         Literal["json", "geojson"] | None,
         Query(description="`geojson` for the evidence as a FeatureCollection"),
     ] = None,
 ) -> JSONResponse:
     """The lead JSON (docs/contract.md, section 3), or its evidence as GeoJSON (f=geojson)."""
-    lead = _lead(repo, lead_id)
+    lead = _lead(repo, lead_id, caller)
     if f == "geojson":
         return GeoJSONResponse(evidence_geojson(lead))
-    return JSONResponse(lead.to_json())
+    return JSONResponse(case_json(repo, lead))
 
 
 @router.get(
@@ -228,38 +240,7 @@ def get_lead(
     },
 )
 def lead_evidence(
-    lead_id: LeadId, repo: Annotated[Repository, Depends(get_repository)]
+    lead_id: LeadId, repo: Annotated[Repository, Depends(get_repository)], caller: Caller
 ) -> GeoJSONResponse:
     """The episode's path, evidence points and closest approach as a FeatureCollection."""
-    return GeoJSONResponse(evidence_geojson(_lead(repo, lead_id)))
-
-
-@router.patch(
-    "/leads/{lead_id}",
-    summary="Move a lead in the workflow (inspector)",
-    dependencies=[Depends(require_role("inspector"))],
-    responses={
-        200: {
-            "content": {"application/json": {"example": {**EXAMPLE_LEAD, "status": "reviewing"}}}
-        },
-        **problem_responses(401, 403, 404, 422),
-    },
-)
-def change_lead_status(
-    lead_id: LeadId,
-    change: Annotated[
-        StatusChange,
-        Body(
-            openapi_examples={
-                "review": {"summary": "start reviewing", "value": {"status": "reviewing"}},
-                "dismiss": {"summary": "a false lead", "value": {"status": "dismissed"}},
-            }
-        ),
-    ],
-    repo: Annotated[Repository, Depends(get_repository)],
-) -> dict[str, Any]:
-    """Set the lead's status; its evidence never changes."""
-    lead = repo.set_lead_status(lead_id, change.status)
-    if lead is None:
-        raise NotFoundError(f"no lead with id {lead_id!r}")
-    return lead.to_json()
+    return GeoJSONResponse(evidence_geojson(_lead(repo, lead_id, caller)))

@@ -1,0 +1,237 @@
+"""Drafts of the procedure's documents, in Portuguese, as PDF: the Notificação para
+Comparecimento (NORMAM-07 Anexo 3-A, 0306 a) I) and the Auto de Infração (Anexo 3-B,
+0306 a) and 0404 a)).
+
+Vigia fills what the evidence establishes (vessel, place and time, the article broken,
+the evidence summary and its map) and leaves blank what a person must complete:
+signatures, witnesses, refusal to sign, and anything the inspector has not entered.
+The annexes' official layouts are published by the DPC, not in the seeds; these drafts
+carry their fields, not their typography.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from fpdf import FPDF
+from fpdf.enums import XPos, YPos
+
+from vigia.alerts.docmap import draw_evidence_map
+from vigia.alerts.lead import Lead
+from vigia.alerts.procedure import LESTA, regime_of
+from vigia.zones.model import Zone
+
+BLANK = "_" * 28
+BRT = dt.timezone(dt.timedelta(hours=-3), "Brasília")  # no daylight saving since 2019
+KIND_PT = {
+    "platform": "zona de segurança de plataforma",
+    "military": "área militar",
+    "bather_beach": "área de banhistas",
+    "anchorage": "fundeadouro",
+    "access_channel": "canal de acesso",
+    "port_facility": "instalação portuária",
+    "power_plant": "usina",
+    "special_area": "área especial (Aviso aos Navegantes)",
+    "launch_area": "área de lançamento",
+}
+TITLES = {
+    "notice": ("NOTIFICAÇÃO PARA COMPARECIMENTO", "NORMAM-07/DPC, item 0306 a) I - Anexo 3-A"),
+    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, itens 0306 a) e 0404 a) - Anexo 3-B"),
+}
+
+
+def _dms(value: float, pos: str, neg: str, width: int) -> str:
+    hemi = pos if value >= 0 else neg
+    value = abs(value)
+    deg = int(value)
+    minutes = (value - deg) * 60
+    return f"{deg:0{width}d}°{minutes:06.3f}'{hemi}".replace(".", ",")
+
+
+def _when(t: float) -> str:
+    utc = dt.datetime.fromtimestamp(t, dt.UTC)
+    local = utc.astimezone(BRT)
+    return f"{utc:%d/%m/%Y %H:%M:%S} UTC ({local:%d/%m/%Y %H:%M} hora de Brasília)"
+
+
+def _date_pt(value: str | None) -> str:
+    return dt.date.fromisoformat(value).strftime("%d/%m/%Y") if value else BLANK
+
+
+class _Doc(FPDF):
+    def __init__(self, footer_text: str) -> None:
+        super().__init__(format="A4")
+        self._footer_text = footer_text
+        self.set_margins(15, 15, 15)
+        self.set_auto_page_break(True, 18)
+
+    def footer(self) -> None:
+        self.set_y(-12)
+        self.set_font("Helvetica", "I", 7)
+        self.cell(0, 4, f"{self._footer_text} - página {self.page_no()}", align="C")
+
+    def heading(self, text: str) -> None:
+        self.ln(1.5)
+        self.set_font("Helvetica", "B", 9.5)
+        self.set_fill_color(235, 235, 235)
+        self.cell(0, 5.5, text, fill=True, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.set_font("Helvetica", "", 9)
+
+    def field(self, label: str, value: Any) -> None:
+        self.set_font("Helvetica", "B", 9)
+        self.cell(48, 5, label)
+        self.set_font("Helvetica", "", 9)
+        text = BLANK if value in (None, "") else str(value)
+        self.multi_cell(0, 5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+    def para(self, text: str) -> None:
+        self.set_font("Helvetica", "", 9)
+        self.multi_cell(0, 4.8, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+    def signature(self, label: str) -> None:
+        self.ln(7)
+        self.cell(0, 4, "_" * 60, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.set_font("Helvetica", "", 8)
+        self.cell(0, 4, label, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.set_font("Helvetica", "", 9)
+
+
+def _offence(lead: Lead, zone: Zone | None) -> str:
+    if lead.rule.startswith("BW-"):
+        return "gerenciamento de água de lastro em desacordo com a NORMAM-20 (Lei 9.966/2000)"
+    if lead.rule == "PROC-SEAL":
+        return "movimentação de embarcação apreendida ou lacrada (NORMAM-07, item 0310)"
+    kind = KIND_PT.get(lead.zone_kind or "", lead.zone_kind or "zona")
+    name = zone.name if zone is not None and zone.name else lead.zone_id
+    return f"navegação em desacordo com as restrições de {kind} ({name})"
+
+
+def draft(
+    kind: str, lead: Lead, zone: Zone | None, vessel: dict[str, Any] | None = None
+) -> tuple[bytes, dict[str, Any]]:
+    """The draft ``notice`` or ``auto`` for ``lead`` as PDF bytes, and what its map shows."""
+    title, basis = TITLES[kind]
+    proc = lead.procedure
+    info = {**lead.vessel, **(vessel or {})}
+    pdf = _Doc(f"Minuta gerada pelo Vigia a partir do indício {lead.id}; conferir antes de assinar")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 11)
+    pdf.cell(0, 6, "MARINHA DO BRASIL", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.set_font("Helvetica", "", 10)
+    authority = lead.authority or f"Capitania / Delegacia / Agência: {BLANK}"
+    pdf.cell(0, 5.5, authority, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.ln(2)
+    pdf.set_font("Helvetica", "B", 13)
+    number = (proc.get("notice" if kind == "notice" else "auto") or {}).get("number")
+    pdf.cell(0, 7, f"{title} Nº {number or BLANK}", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.set_font("Helvetica", "I", 8)
+    pdf.cell(0, 4, basis, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+
+    pdf.heading("1. EMBARCAÇÃO")
+    pdf.field("Nome:", info.get("name"))
+    pdf.field("MMSI / IMO:", f"{lead.mmsi} / {info.get('imo') or BLANK}")
+    pdf.field("Indicativo de chamada:", info.get("callsign"))
+    pdf.field(
+        "Tipo AIS / comprimento:",
+        f"{info.get('ship_type') or '-'} / {info.get('length_m') or '-'} m",
+    )
+    pdf.field("Bandeira (MID):", info.get("flag_mid"))
+
+    pdf.heading("2. RESPONSÁVEL (NORMAM-07, item 0304)")
+    parties = proc.get("responsible") or [{}]
+    for party in parties:
+        pdf.field(
+            "Nome / qualidade:", " / ".join(x for x in (party.get("name"), party.get("role")) if x)
+        )
+        pdf.field("CPF / CNPJ / documento:", party.get("document"))
+        pdf.field("Endereço:", party.get("address"))
+
+    pdf.heading("3. LOCAL, DATA E HORA DO FATO")
+    pdf.field("Início:", _when(lead.started_at))
+    pdf.field("Fim:", _when(lead.ended_at) if lead.ended_at is not None else "em curso")
+    pdf.field(
+        "Maior aproximação:",
+        f"{_dms(lead.closest_lat, 'N', 'S', 2)} {_dms(lead.closest_lon, 'E', 'W', 3)} "
+        f"(WGS-84), {_when(lead.closest_t)}",
+    )
+    if lead.zone_id:
+        pdf.field("Zona:", f"{(zone.name if zone else None) or lead.zone_id} ({lead.zone_id})")
+
+    pdf.heading("4. INFRAÇÃO E DISPOSITIVO INFRINGIDO")
+    pdf.para(
+        f"{_offence(lead, zone).capitalize()}. Dispositivo: {lead.citation} (regra {lead.rule})."
+    )
+
+    pdf.heading("5. RESUMO DAS EVIDÊNCIAS (AIS)")
+    sog = "-" if lead.max_sog_kn is None else f"{lead.max_sog_kn:.1f} nós"
+    pdf.para(
+        f"Distância mínima à referência da zona: {lead.min_distance_m:.0f} m. Velocidade máxima: "
+        f"{sog}. {len(lead.evidence)} posições AIS registradas do início ao fim do episódio, "
+        f"mantidas inalteradas como evidência (NORMAM-07, itens 0302 e 0402). Fonte: "
+        f"mensagens AIS recebidas pelo Vigia; relação completa no indício {lead.id}."
+    )
+    if pdf.get_y() + 95 > pdf.h - 20:
+        pdf.add_page()
+    top = pdf.get_y() + 2
+    shown = draw_evidence_map(pdf, lead, zone, (15, top, 180, 88))
+    pdf.set_y(top + 89)
+    pdf.set_font("Helvetica", "I", 7.5)
+    pdf.multi_cell(
+        0,
+        3.6,
+        "Mapa: trajetória AIS (azul), zona e sua faixa de distância (cinza, tracejada), ponto de "
+        "maior aproximação (vermelho) e a distância à referência da zona. Projeção azimutal "
+        "equidistante centrada no ponto de maior aproximação.",
+        new_x=XPos.LMARGIN,
+        new_y=YPos.NEXT,
+    )
+    if kind == "notice":
+        _notice_body(pdf, lead, proc)
+    else:
+        _auto_body(pdf, lead, proc)
+    return bytes(pdf.output()), shown
+
+
+def _notice_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
+    notice = proc.get("notice") or {}
+    pdf.heading("6. NOTIFICAÇÃO")
+    where = lead.authority or "esta Organização Militar"
+    pdf.para(
+        f"Fica V.Sa. NOTIFICADO(A) a comparecer a {where} até {_date_pt(notice.get('appear_by'))}, "
+        "munido(a) de documento de identificação e dos documentos da embarcação, para "
+        "prestação de esclarecimentos e obtenção de orientação sobre o fato acima descrito, "
+        "que antecede a eventual lavratura de Auto de Infração (NORMAM-07, item 0306 a) I)."
+    )
+    pdf.field("Local e data:", f"{BLANK}, {_date_pt(notice.get('date'))}")
+    pdf.signature("Agente da Autoridade Marítima (nome, posto/graduação, assinatura)")
+    pdf.signature("Notificado(a) (nome e assinatura) - ciente em ____/____/________")
+    pdf.para("[   ] O notificado recusou-se a assinar; o fato foi tomado a termo.")
+    pdf.signature("Testemunha 1 (nome, documento, assinatura)")
+    pdf.signature("Testemunha 2 (nome, documento, assinatura)")
+
+
+def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
+    auto = proc.get("auto") or {}
+    lesta = regime_of(lead.rule, proc) == LESTA
+    term = (
+        "15 (quinze) dias úteis, contados da data do conhecimento deste Auto "
+        "(NORMAM-07, item 0306 b) I)"
+        if lesta
+        else "20 (vinte) dias, contados da ciência do Laudo Técnico Ambiental, em dias "
+        "consecutivos, excluído o do começo e incluído o do vencimento (NORMAM-07, item 0404)"
+    )
+    pdf.heading("6. AUTUAÇÃO")
+    pdf.para(
+        "Constatada a infração acima descrita, lavro o presente AUTO DE INFRAÇÃO, com cópia "
+        f"para o autuado, para julgamento pela Autoridade Competente. O autuado dispõe de {term} "
+        "para apresentar defesa."
+    )
+    pdf.field("Penalidade prevista:", "multa (a ser fixada no julgamento)")
+    pdf.field("Local e data:", f"{BLANK}, {_date_pt(auto.get('date'))}")
+    pdf.signature("Agente da Autoridade Marítima autuante (nome, posto/graduação, assinatura)")
+    pdf.signature("Autuado, preposto ou representante legal (nome e assinatura)")
+    pdf.para("[   ] O autuado recusou-se a assinar; o fato foi tomado a termo (item 0306 a) II).")
+    pdf.para(f"[   ] Assinado a rogo por: {BLANK}{BLANK}")
+    pdf.signature("Testemunha 1 (nome, documento, assinatura)")
+    pdf.signature("Testemunha 2 (nome, documento, assinatura)")

@@ -1,0 +1,303 @@
+"""The administrative procedure a lead starts (NORMAM-07 0302-0306, 0401-0405).
+
+A checked state machine over the lead's ``status`` and a JSON record of what the
+inspector entered at each step (``procedure``). Pure code: no HTTP, no SQL. The store
+calls :func:`apply_move` inside the transaction that writes the new state and its
+history row, so every change is validated here and recorded there.
+
+States: ``new`` -> ``triaged`` -> ``notified`` (Notificação para Comparecimento, Anexo
+3-A) -> ``infraction`` (Auto de Infração, Anexo 3-B) -> ``defence`` -> ``judged`` ->
+``appeal`` -> ``judged`` ... -> ``closed``; ``dismissed`` (with a reason) from the early
+states. Under LESTA the Notice precedes the Auto (0306 a) I); under Lei 9.966 the Auto
+comes first and the summons after it (0404 a) I, b)), so pollution leads may go from
+``triaged`` straight to ``infraction`` and record the summons as data.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from vigia.ingest.errors import VigiaError
+
+STATES = (
+    "new",
+    "triaged",
+    "dismissed",
+    "notified",
+    "infraction",
+    "defence",
+    "judged",
+    "appeal",
+    "closed",
+)
+LESTA, POLLUTION = "lesta", "pollution"
+REGIMES = (LESTA, POLLUTION)
+#: 0304: who answers for a LESTA infraction, jointly and severally
+RESPONSIBLE_ROLES = {
+    "tripulante": "0304 a)",
+    "comandante": "0304 a)",
+    "proprietario": "0304 b)",
+    "armador": "0304 b)",
+    "preposto": "0304 b)",
+    "construtor": "0304 c)",
+    "obra": "0304 d)",
+    "jazida": "0304 e)",
+    "pratico": "0304 f)",
+    "agente_manobra": "0304 g)",
+    "autor_material": "0304 h)",
+}
+SIGNATURES = ("signed", "refused", "a_rogo")  # 0306 a) II / 0404 a) II
+OUTCOMES = ("procedente", "improcedente")
+PENALTIES = ("multa", "suspensao", "cancelamento", "demolicao", "nenhuma")
+#: first appeal to the superior authority, then the last instance (DGN)
+MAX_APPEALS = 2
+
+_MOVES: dict[str, tuple[str, ...]] = {
+    "new": ("triaged", "dismissed"),
+    "triaged": ("notified", "infraction", "dismissed"),
+    "dismissed": ("triaged", "closed"),
+    "notified": ("infraction", "dismissed"),
+    "infraction": ("defence", "judged"),
+    "defence": ("judged",),
+    "judged": ("appeal", "closed"),
+    "appeal": ("judged", "closed"),
+    "closed": (),
+}
+
+
+class ProcedureConflictError(VigiaError):
+    """A move the procedure does not allow from the lead's current state (HTTP 409)."""
+
+    code = "procedure-conflict"
+
+    def __init__(self, message: str, allowed: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.allowed = allowed
+
+
+class ProcedureDataError(VigiaError):
+    """A move that lacks the data its step requires, or carries impossible data (422)."""
+
+    code = "procedure-data"
+
+
+def default_regime(rule: str) -> str:
+    """Ballast rules fall under Lei 9.966 (NORMAM-20); every other rule under LESTA."""
+    return POLLUTION if rule.startswith("BW-") else LESTA
+
+
+def regime_of(rule: str, procedure: dict[str, Any]) -> str:
+    """The lead's regime: as the inspector set it, else by its rule."""
+    regime = procedure.get("regime")
+    return regime if regime in REGIMES else default_regime(rule)
+
+
+def allowed_moves(status: str, regime: str, procedure: dict[str, Any]) -> tuple[str, ...]:
+    """Where a lead in ``status`` may go next."""
+    moves = _MOVES.get(status, ())
+    if status == "triaged" and regime == LESTA:
+        # 0306 a) I: the Notice to Appear precedes the Auto de Infração
+        moves = tuple(m for m in moves if m != "infraction")
+    if status == "judged":
+        last = (procedure.get("decisions") or [{}])[-1]
+        if (
+            len(procedure.get("appeals") or []) >= MAX_APPEALS
+            or last.get("outcome") != "procedente"
+        ):
+            moves = tuple(m for m in moves if m != "appeal")
+    return moves
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who makes a change: the API key's name and role."""
+
+    name: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A requested change: a new status (or None for a data-only edit) and its data.
+
+    Dates in the dicts are ISO ``YYYY-MM-DD`` strings (the HTTP layer checked the shapes).
+    """
+
+    to: str | None
+    reason: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def _date(value: Any, what: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise ProcedureDataError(f"{what}: {value!r} is not a date (YYYY-MM-DD)") from exc
+
+
+def _need(block: dict[str, Any] | None, keys: tuple[str, ...], step: str) -> dict[str, Any]:
+    if not block:
+        raise ProcedureDataError(f"moving to {step} needs {', '.join(keys)}")
+    missing = [k for k in keys if block.get(k) in (None, "")]
+    if missing:
+        raise ProcedureDataError(f"moving to {step} needs {', '.join(missing)}")
+    return dict(block)
+
+
+def _not_before(later: dt.date, earlier: dt.date, what: str) -> None:
+    if later < earlier:
+        raise ProcedureDataError(f"{what}: {later} is before {earlier}")
+
+
+def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str) -> None:
+    """Data that may be entered or corrected at any step before the lead is closed."""
+    if "regime" in data and data["regime"] is not None:
+        if data["regime"] not in REGIMES:
+            raise ProcedureDataError(f"regime must be one of {', '.join(REGIMES)}")
+        if status not in ("new", "triaged") and data["regime"] != proc.get("regime"):
+            raise ProcedureDataError("the regime is fixed once the Notice or Auto is issued")
+        proc["regime"] = data["regime"]
+    for key in ("seat_state", "seat_municipality"):
+        if data.get(key) is not None:
+            proc[key] = data[key]
+    if data.get("responsible") is not None:
+        parties = []
+        for party in data["responsible"]:
+            role = party.get("role")
+            if role not in RESPONSIBLE_ROLES:
+                known = ", ".join(RESPONSIBLE_ROLES)
+                raise ProcedureDataError(f"responsible role {role!r} is not one of {known}")
+            if not party.get("name"):
+                raise ProcedureDataError("a responsible party needs a name")
+            parties.append({**party, "basis": f"NORMAM-07 {RESPONSIBLE_ROLES[role]}"})
+        proc["responsible"] = parties
+    if data.get("fine_factors") is not None:
+        proc["fine_factors"] = dict(data["fine_factors"])
+    if data.get("report_known_date") is not None:
+        proc["report_known_date"] = _date(
+            data["report_known_date"], "report_known_date"
+        ).isoformat()
+    if data.get("payment_notice_date") is not None:
+        when = _date(data["payment_notice_date"], "payment_notice_date")
+        proc["payment_notice_date"] = when.isoformat()
+    if data.get("notice") is not None and status != "triaged":
+        # pollution: the summons follows the Auto (0404 b)), so it is entered later
+        proc["notice"] = _notice(data["notice"])
+
+
+def _notice(block: dict[str, Any]) -> dict[str, Any]:
+    notice = _need(block, ("date", "appear_by"), "notified")
+    issued = _date(notice["date"], "notice.date")
+    _not_before(_date(notice["appear_by"], "notice.appear_by"), issued, "notice.appear_by")
+    return notice
+
+
+def _enter_step(
+    proc: dict[str, Any], current: str, to: str, data: dict[str, Any], reason: str | None
+) -> None:
+    """Check and record what arriving in ``to`` requires."""
+    if to == "dismissed":
+        if not reason or not reason.strip():
+            raise ProcedureDataError("dismissing a lead needs a reason")
+        proc["dismissal_reason"] = reason.strip()
+    elif to == "notified":
+        proc["notice"] = _notice(data.get("notice") or {})
+    elif to == "infraction":
+        auto = _need(data.get("auto"), ("number", "date", "signature"), "infraction")
+        if auto["signature"] not in SIGNATURES:
+            raise ProcedureDataError(f"auto.signature must be one of {', '.join(SIGNATURES)}")
+        issued = _date(auto["date"], "auto.date")
+        # knowledge of the Auto starts the defence term (0306 b) I); signing is knowledge
+        known = _date(auto.get("known_date") or issued.isoformat(), "auto.known_date")
+        _not_before(known, issued, "auto.known_date")
+        if proc.get("notice"):
+            _not_before(issued, _date(proc["notice"]["date"], "notice.date"), "auto.date")
+        auto["known_date"] = known.isoformat()
+        proc["auto"] = auto
+    elif to == "defence":
+        received = _date(_need(data, ("defence_received",), "defence")["defence_received"], "x")
+        _not_before(received, _date(proc["auto"]["date"], "auto.date"), "defence_received")
+        proc["defence_received"] = received.isoformat()
+    elif to == "judged":
+        _judge(proc, current, data)
+    elif to == "appeal":
+        _appeal(proc, data)
+    elif to == "closed":
+        proc["closure"] = {"reason": reason or ""}
+    elif to == "triaged" and current == "dismissed":
+        proc.pop("dismissal_reason", None)
+
+
+def _judge(proc: dict[str, Any], current: str, data: dict[str, Any]) -> None:
+    decision = _need(data.get("decision"), ("date", "outcome"), "judged")
+    if decision["outcome"] not in OUTCOMES:
+        raise ProcedureDataError(f"decision.outcome must be one of {', '.join(OUTCOMES)}")
+    penalty = decision.get("penalty") or (
+        "multa" if decision["outcome"] == "procedente" else "nenhuma"
+    )
+    if penalty not in PENALTIES:
+        raise ProcedureDataError(f"decision.penalty must be one of {', '.join(PENALTIES)}")
+    decided = _date(decision["date"], "decision.date")
+    known = _date(decision.get("known_date") or decided.isoformat(), "decision.known_date")
+    _not_before(known, decided, "decision.known_date")
+    if current == "appeal":
+        _not_before(decided, _date(proc["appeals"][-1]["filed"], "appeal.filed"), "decision")
+    else:
+        _not_before(decided, _date(proc["auto"]["date"], "auto.date"), "decision.date")
+    decisions = list(proc.get("decisions") or [])
+    decisions.append(
+        {
+            **decision,
+            "penalty": penalty,
+            "known_date": known.isoformat(),
+            "instance": len(decisions) + 1,
+        }
+    )
+    proc["decisions"] = decisions
+
+
+def _appeal(proc: dict[str, Any], data: dict[str, Any]) -> None:
+    appeal = _need(data.get("appeal"), ("filed",), "appeal")
+    filed = _date(appeal["filed"], "appeal.filed")
+    last = proc["decisions"][-1]
+    _not_before(filed, _date(last["date"], "decision.date"), "appeal.filed")
+    # 0306 c): a LESTA appeal against a fine needs the fine deposited first
+    fine = proc.get("regime") == LESTA and last.get("penalty") == "multa"
+    if fine and not appeal.get("deposit_receipt"):
+        raise ProcedureDataError(
+            "a LESTA appeal against a fine needs the deposit receipt "
+            "(NORMAM-07 0306 c): depósito prévio)"
+        )
+    appeals = list(proc.get("appeals") or [])
+    appeals.append({**appeal, "instance": len(appeals) + 2})
+    proc["appeals"] = appeals
+
+
+def apply_move(
+    rule: str, status: str, procedure: dict[str, Any], move: Move
+) -> tuple[str, dict[str, Any]]:
+    """The lead's status and procedure record after ``move``, or an error that says why
+    not: a 409-class :class:`ProcedureConflictError` naming the allowed moves, or a
+    :class:`ProcedureDataError` naming what is missing."""
+    if status == "closed":
+        raise ProcedureConflictError("the lead is closed; nothing more can change", ())
+    proc = copy.deepcopy(procedure)
+    proc.setdefault("regime", regime_of(rule, proc))
+    _merge_data(proc, move.data, status)
+    if move.to is None or move.to == status:
+        # the same status again is no move: an edit of the data, recorded like a move
+        return status, proc
+    if move.to not in STATES:
+        raise ProcedureDataError(f"unknown status {move.to!r}; states: {', '.join(STATES)}")
+    allowed = allowed_moves(status, proc["regime"], proc)
+    if move.to not in allowed:
+        raise ProcedureConflictError(
+            f"a lead cannot go from {status} to {move.to}; "
+            f"allowed moves: {', '.join(allowed) or 'none'}",
+            allowed,
+        )
+    _enter_step(proc, status, move.to, move.data, move.reason)
+    return move.to, proc

@@ -1,0 +1,281 @@
+"""The deadlines of a lead's procedure, from the dates the inspector entered.
+
+LESTA (NORMAM-07 0306): defence 15 working days from knowledge of the Auto (b) I);
+judgment 30 calendar days from the defence, or from the end of its term (b) II);
+payment 15 calendar days (b) IV); appeal 5 working days from knowledge of the decision,
+the fine deposited first (c)), decided in 30 days; last appeal to DGN 5 working days
+from notice of the appeal's decision, decided in 30 days (d) I).
+
+Pollution (NORMAM-07 0404-0405, NORMAM-20 1.6, Lei 9.966/2000), every term in
+consecutive days excluding the first and including the last (0404 a) III): defence 20
+days from knowledge of the technical report, or from the end of the summons' term when
+the summons was ignored (b)); judgment 30 days (b)); appeal 20 days from knowledge of
+the judgment, no deposit (c)); last appeal 20 days, decided in 30 (d)); payment 5 days
+from receipt of the notice to pay (0405; NORMAM-20 1.6).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, replace
+from typing import Any
+
+from vigia.alerts.deadlines import (
+    Deadline,
+    SeatCalendar,
+    add_consecutive_days,
+    add_working_days,
+    months_before,
+)
+from vigia.alerts.procedure import LESTA, ProcedureDataError, regime_of
+
+N07 = "NORMAM-07/DPC"
+
+
+def _d(value: Any) -> dt.date | None:
+    return None if value in (None, "") else dt.date.fromisoformat(str(value))
+
+
+@dataclass(frozen=True, slots=True)
+class _Terms:
+    defence: tuple[int, str]
+    judgment: tuple[int, str]
+    appeal: tuple[tuple[int, str], tuple[int, str]]  # first appeal, last instance
+    appeal_decision: tuple[tuple[int, str] | None, tuple[int, str]]
+    payment: tuple[int, str]
+    working: bool  # defence and appeals in working days (LESTA)
+
+
+_LESTA = _Terms(
+    defence=(15, f"{N07} 0306 b) I"),
+    judgment=(30, f"{N07} 0306 b) II"),
+    appeal=((5, f"{N07} 0306 c)"), (5, f"{N07} 0306 d) I")),
+    appeal_decision=((30, f"{N07} 0306 c)"), (30, f"{N07} 0306 d) I")),
+    payment=(15, f"{N07} 0306 b) IV"),
+    working=True,
+)
+_POLLUTION = _Terms(
+    defence=(20, f"{N07} 0404 b); Lei 9.966/2000"),
+    judgment=(30, f"{N07} 0404 b)"),
+    appeal=((20, f"{N07} 0404 c)"), (20, f"{N07} 0404 d)")),
+    # 0404 c) sets no term for the DPC's decision on the first appeal
+    appeal_decision=(None, (30, f"{N07} 0404 d)")),
+    payment=(5, f"{N07} 0405; NORMAM-20 1.6"),
+    working=False,
+)
+
+
+class _Builder:
+    def __init__(self, status: str, seat: SeatCalendar, working: bool) -> None:
+        self.status, self.seat, self.working = status, seat, working
+        self.out: list[Deadline] = []
+
+    def add(
+        self,
+        name: str,
+        start: dt.date,
+        term: tuple[int, str],
+        *,
+        working: bool,
+        pending_in: tuple[str, ...],
+        met_on: dt.date | None,
+    ) -> Deadline:
+        days, basis = term
+        if working:
+            due, counting = add_working_days(start, days, self.seat), "working_days"
+        else:
+            due = add_consecutive_days(start, days)
+            counting = "calendar_days" if self.working else "consecutive_days"
+        item = Deadline(
+            name,
+            due,
+            basis,
+            start,
+            days,
+            counting,
+            pending=self.status in pending_in and met_on is None,
+            met_on=met_on,
+        )
+        self.out.append(item)
+        return item
+
+
+#: who acts by each deadline, per regime (0305 and 0403: competence)
+_ACTORS = {
+    True: {
+        "comparecimento": "notificado",
+        "defesa": "autuado",
+        "julgamento": "Autoridade Competente da CP/DL/AG (0305 b) I)",
+        "recurso": "autuado, ao Capitão dos Portos (0305 b) II)",
+        "decisao_recurso": "Capitão dos Portos (0305 b) II)",
+        "recurso_ultima_instancia": "autuado, ao DGN (0305 c))",
+        "decisao_recurso_ultima_instancia": "DGN (0305 c))",
+        "pagamento": "autuado",
+    },
+    False: {
+        "comparecimento": "autuado (intimação)",
+        "defesa": "autuado",
+        "julgamento": "Autoridade Competente que lavrou o auto (0403 b), 0404 b))",
+        "recurso": "autuado, ao Diretor de Portos e Costas (0403 c) IV)",
+        "recurso_ultima_instancia": "autuado, ao DGN (0403, 0404 d))",
+        "decisao_recurso_ultima_instancia": "DGN (0404 d))",
+        "pagamento": "autuado",
+    },
+}
+
+
+def compute_deadlines(rule: str, status: str, proc: dict[str, Any]) -> list[Deadline]:
+    """Every deadline the entered dates determine, oldest step first, each with who acts."""
+    lesta = regime_of(rule, proc) == LESTA
+    actors = _ACTORS[lesta]
+    return [replace(d, actor=actors.get(d.name, "")) for d in _deadlines(rule, status, proc)]
+
+
+def _deadlines(rule: str, status: str, proc: dict[str, Any]) -> list[Deadline]:
+    lesta = regime_of(rule, proc) == LESTA
+    terms = _LESTA if lesta else _POLLUTION
+    seat = SeatCalendar(proc.get("seat_state"), proc.get("seat_municipality"))
+    b = _Builder(status, seat, terms.working)
+    notice = proc.get("notice") or {}
+    auto = proc.get("auto") or {}
+    decisions: list[dict[str, Any]] = list(proc.get("decisions") or [])
+    appeals: list[dict[str, Any]] = list(proc.get("appeals") or [])
+    appear_by = _d(notice.get("appear_by"))
+    if appear_by is not None:
+        issued = _d(notice.get("date")) or appear_by
+        basis = f"{N07} 0306 a) I; Anexo 3-A" if lesta else f"{N07} 0404 b)"
+        b.out.append(
+            Deadline(
+                "comparecimento",
+                appear_by,
+                basis,
+                issued,
+                (appear_by - issued).days,
+                "entered",
+                pending=status == "notified",
+            )
+        )
+    if lesta:
+        defence_from = _d(auto.get("known_date"))
+    else:
+        # the report's knowledge, else the end of the summons' term when it was ignored
+        defence_from = _d(proc.get("report_known_date")) or (appear_by if auto else None)
+    first = decisions[0] if decisions else None
+    if defence_from is not None:
+        received = _d(proc.get("defence_received"))
+        defence = b.add(
+            "defesa",
+            defence_from,
+            terms.defence,
+            working=terms.working,
+            pending_in=("infraction", "notified"),
+            met_on=received,
+        )
+        b.add(
+            "julgamento",
+            received or defence.due,
+            terms.judgment,
+            working=False,
+            pending_in=("infraction", "defence"),
+            met_on=_d(first["date"]) if first else None,
+        )
+    for i, decision in enumerate(decisions):
+        _after_decision(b, terms, lesta, proc, i, decision, appeals)
+    return b.out
+
+
+def _after_decision(
+    b: _Builder,
+    terms: _Terms,
+    lesta: bool,
+    proc: dict[str, Any],
+    i: int,
+    decision: dict[str, Any],
+    appeals: list[dict[str, Any]],
+) -> None:
+    known = _d(decision["known_date"])
+    assert known is not None
+    latest = i == len(proc.get("decisions") or []) - 1
+    upheld = decision.get("outcome") == "procedente"
+    if upheld and i < len(terms.appeal):
+        filed = appeals[i] if i < len(appeals) else None
+        name = "recurso" if i == 0 else "recurso_ultima_instancia"
+        b.add(
+            name,
+            known,
+            terms.appeal[i],
+            working=terms.working,
+            pending_in=("judged",) if latest else (),
+            met_on=_d(filed["filed"]) if filed else None,
+        )
+        decision_term = terms.appeal_decision[i]
+        if filed is not None and decision_term is not None:
+            answer = proc["decisions"][i + 1] if i + 1 < len(proc["decisions"]) else None
+            b.add(
+                f"decisao_{name}",
+                _d(filed["filed"]) or known,
+                decision_term,
+                working=False,
+                pending_in=("appeal",) if i == len(appeals) - 1 else (),
+                met_on=_d(answer["date"]) if answer else None,
+            )
+    if not (latest and upheld and decision.get("penalty") == "multa"):
+        return
+    paid = _d((proc.get("closure") or {}).get("paid_on"))
+    if lesta:
+        # 0306 b) IV: counted from the notice of the penalty, that is the decision's
+        b.add(
+            "pagamento",
+            known,
+            terms.payment,
+            working=False,
+            pending_in=("judged", "appeal"),
+            met_on=paid,
+        )
+    elif proc.get("payment_notice_date"):
+        notice = _d(proc["payment_notice_date"])
+        assert notice is not None
+        b.add(
+            "pagamento", notice, terms.payment, working=False, pending_in=("judged",), met_on=paid
+        )
+
+
+#: NORMAM-20 1.5.3 b) (Decreto 4.136/2002): a repeat offence within 36 months triples
+#: the fine
+REPEAT_WINDOW_MONTHS = 36
+REPEAT_BASIS = "NORMAM-20 1.5.3 b); Decreto 4.136/2002"
+
+
+def repeat_window(reference: dt.date) -> tuple[dt.date, dt.date]:
+    """The window in which an earlier infraction makes this one a repeat offence."""
+    return months_before(reference, REPEAT_WINDOW_MONTHS), reference
+
+
+def repeat_offence(
+    reference: dt.date, prior: list[tuple[str, dt.date]], regime: str
+) -> dict[str, Any]:
+    """The repeat-offence block of a lead: its earlier infractions in the window."""
+    start, end = repeat_window(reference)
+    hits = sorted((d, lead_id) for lead_id, d in prior if start <= d < end)
+    return {
+        "window": {"from": start.isoformat(), "to": end.isoformat()},
+        "prior": [{"lead_id": lead_id, "auto_date": d.isoformat()} for d, lead_id in hits],
+        "applies": bool(hits),
+        # the tripling is the pollution rule's; LESTA's graduation is left to people
+        "fine_factor": 3 if hits and regime != LESTA else None,
+        "basis": REPEAT_BASIS,
+    }
+
+
+def check_dates(rule: str, before: str, status: str, proc: dict[str, Any]) -> None:
+    """Date checks that need the deadlines: a judgment without a defence comes only
+    after the defence term ran out (0306 b) II, 0404 b): "após decorrido o prazo")."""
+    if not (before == "infraction" and status == "judged"):
+        return
+    decided = dt.date.fromisoformat(proc["decisions"][-1]["date"])
+    for item in compute_deadlines(rule, status, proc):
+        if item.name == "defesa" and decided <= item.due:
+            raise ProcedureDataError(
+                f"no defence was received and its term runs until {item.due} "
+                f"({item.basis}): the judgment can only come after it"
+            )

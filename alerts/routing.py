@@ -1,0 +1,72 @@
+"""Routing a lead to its competent authority (NORMAM-07 0305, 0403; NORMAM-20 2.1.2).
+
+A lead goes to the Capitania, Delegacia or Agência whose jurisdiction zone contains its
+closest point. A ballast lead goes to the authority of the destination port (NORMAM-20
+2.1.2: exceptions are reported to the Agent of the Maritime Authority with jurisdiction
+over the port of destination) when the vessel's AIS destination names a port that a
+jurisdiction zone lists in its ``ports`` property (names or UN/LOCODEs such as
+``BRSSZ``); otherwise by its closest point like any other lead.
+
+A jurisdiction zone may also carry ``seat_state`` (two-letter code) and
+``seat_municipality``: the calendar its working-day deadlines follow.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+import shapely
+
+from vigia.zones.model import Zone, ZoneKind
+
+
+def _compact(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "".join(ch for ch in folded.upper() if ch.isalnum())
+
+
+def destination_port(destination: str | None) -> str | None:
+    """The port an AIS destination names, compacted (``"BR SSZ"`` -> ``"BRSSZ"``); for
+    the common ``FROM>TO`` form, the part after the last ``>``."""
+    if not destination:
+        return None
+    text = destination[:120].rsplit(">", 1)[-1]
+    port = _compact(text)
+    return port or None
+
+
+def jurisdictions(zones: Sequence[Zone]) -> list[Zone]:
+    """The zones that route leads: jurisdiction kind with an authority."""
+    return [z for z in zones if z.kind is ZoneKind.JURISDICTION and z.authority]
+
+
+def zone_at(lon: float, lat: float, zones: Sequence[Zone]) -> Zone | None:
+    """The jurisdiction zone covering a point (the first by id when zones overlap)."""
+    point = shapely.Point(lon, lat)
+    # inside the polygon is distance 0: Zone.authority_at is the one authority rule
+    hits = [z for z in zones if z.geometry.covers(point) and z.authority_at(0.0)]
+    return min(hits, key=lambda z: z.id) if hits else None
+
+
+def zone_for_port(destination: str | None, zones: Sequence[Zone]) -> Zone | None:
+    """The jurisdiction zone that lists the AIS destination among its ports."""
+    port = destination_port(destination)
+    if port is None:
+        return None
+    for zone in sorted(jurisdictions(zones), key=lambda z: z.id):
+        ports = zone.properties.get("ports") or []
+        if isinstance(ports, list) and any(_compact(str(p)) == port for p in ports):
+            return zone
+    return None
+
+
+def route(
+    rule: str, lon: float, lat: float, destination: str | None, zones: Sequence[Zone]
+) -> Zone | None:
+    """The jurisdiction zone a lead belongs to (None when no loaded zone claims it)."""
+    if rule.startswith("BW-"):
+        by_port = zone_for_port(destination, zones)
+        if by_port is not None:
+            return by_port
+    return zone_at(lon, lat, zones)

@@ -1,0 +1,121 @@
+"""Moving a lead through the procedure, in one transaction with its history row.
+
+Every status change goes through :func:`move_lead` (``SqlRepository.move_lead``): the
+pure state machine decides, this writes the new state and appends the history row in
+the caller's transaction, so a change and its record are one commit or none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.engine import Connection
+
+from vigia.alerts.deadlines import STATES, soonest
+from vigia.alerts.lead import Lead
+from vigia.alerts.procedure import Actor, Move, ProcedureConflictError, apply_move
+from vigia.alerts.procedure_deadlines import check_dates, compute_deadlines
+from vigia.ingest.records import iso_utc
+from vigia.service.db import zones_leads as zl
+from vigia.service.db.models import LeadHistoryRow, LeadRow
+
+_H = LeadHistoryRow
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    keys = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    return {k: before.get(k) for k in keys}, {k: after.get(k) for k in keys}
+
+
+def move_lead(
+    conn: Connection, pg: bool, lead_id: str, move: Move, actor: Actor, now: float
+) -> Lead | None:
+    """Apply ``move`` to a lead and append its history row; None if there is no lead."""
+    sel = select(LeadRow.status, LeadRow.rule, LeadRow.procedure, LeadRow.authority).where(
+        LeadRow.id == lead_id
+    )
+    if pg:
+        sel = sel.with_for_update()
+    row = conn.execute(sel).first()
+    if row is None:
+        return None
+    before_proc: dict[str, Any] = dict(row.procedure or {})
+    start = before_proc
+    if not before_proc.get("seat_state") and row.authority:
+        start = {**before_proc, **_seat(conn, pg, row.authority)}
+    status, proc = apply_move(row.rule, row.status, start, move)
+    check_dates(row.rule, row.status, status, proc)
+    due = soonest(compute_deadlines(row.rule, status, proc))
+    res = conn.execute(
+        update(LeadRow)
+        .where(LeadRow.id == lead_id, LeadRow.status == row.status)
+        .values(
+            status=status,
+            procedure=proc,
+            due_on=None if due is None else due.isoformat(),
+            infraction_on=(proc.get("auto") or {}).get("date"),
+            updated_at=now,
+        )
+    )
+    if res.rowcount != 1:
+        # another inspector moved it between our read and write (SQLite has no row lock)
+        raise ProcedureConflictError("the lead changed meanwhile; read it again", ())
+    before, after = _changed(before_proc, proc)
+    conn.execute(
+        insert(_H).values(
+            lead_id=lead_id,
+            at=now,
+            by_name=actor.name,
+            by_role=actor.role,
+            from_status=row.status,
+            to_status=status,
+            reason=move.reason,
+            before=before,
+            after=after,
+        )
+    )
+    return zl.get_lead(conn, lead_id)
+
+
+def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
+    """The seat (state, municipality) its jurisdiction zone gives an authority."""
+    for zone in zl.jurisdiction_zones(conn, pg):
+        state = zone.properties.get("seat_state")
+        if zone.authority == authority and isinstance(state, str) and state in STATES:
+            seat: dict[str, Any] = {"seat_state": state}
+            town = zone.properties.get("seat_municipality")
+            if isinstance(town, str) and town:
+                seat["seat_municipality"] = town
+            return seat
+    return {}
+
+
+def history(conn: Connection, lead_id: str) -> list[dict[str, Any]]:
+    """A lead's history, oldest first, as the contract's items."""
+    rows = conn.execute(
+        select(*_H.__table__.columns).where(_H.lead_id == lead_id).order_by(_H.id)
+    ).all()
+    return [
+        {
+            "at": iso_utc(h.at),
+            "by": h.by_name,
+            "by_role": h.by_role,
+            "from": h.from_status,
+            "to": h.to_status,
+            "reason": h.reason,
+            "before": h.before,
+            "after": h.after,
+        }
+        for h in rows
+    ]
+
+
+def prior_infractions(conn: Connection, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
+    """The same vessel's other leads that reached ``infraction``, with the Auto's date."""
+    rows = conn.execute(
+        select(LeadRow.id, LeadRow.infraction_on).where(
+            LeadRow.mmsi == mmsi, LeadRow.id != lead_id, LeadRow.infraction_on.is_not(None)
+        )
+    ).all()
+    return [(str(r.id), str(r.infraction_on)) for r in rows]

@@ -1,0 +1,110 @@
+"""Before leads are stored: routing by jurisdiction and inspectors' silences; after
+positions are stored: the 0310 watch-list. All inside the caller's transaction, so a
+lead and the positions or decisions behind it commit together."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.engine import Connection
+
+from vigia.alerts.lead import Lead
+from vigia.alerts.routing import route
+from vigia.alerts.silencing import Silence, WatchEntry, breaches, silence_for
+from vigia.ingest.records import Position
+from vigia.service.db import zones_leads as zl
+from vigia.service.db.models import SilenceRow, Vessel, WatchRow
+
+_S, _W = SilenceRow, WatchRow
+
+
+def _silences(conn: Connection, since: float) -> list[Silence]:
+    rows = conn.execute(select(*_S.__table__.columns).where(_S.until >= since)).all()
+    return [Silence(r.id, r.mmsi, r.zone_id, r.starts_at, r.until, r.reason) for r in rows]
+
+
+def _destinations(conn: Connection, mmsis: set[int]) -> dict[int, str | None]:
+    if not mmsis:
+        return {}
+    rows = conn.execute(select(Vessel.mmsi, Vessel.destination).where(Vessel.mmsi.in_(mmsis)))
+    return {int(r.mmsi): r.destination for r in rows}
+
+
+def prepare_leads(conn: Connection, pg: bool, leads: Sequence[Lead]) -> list[Lead]:
+    """The leads with their authority (when they had none) and silence filled in."""
+    if not leads:
+        return []
+    silences = _silences(conn, min(lead.started_at for lead in leads))
+    zones = []
+    if any(lead.authority is None for lead in leads):
+        zones = zl.jurisdiction_zones(conn, pg)
+    dest = (
+        _destinations(
+            conn, {x.mmsi for x in leads if x.authority is None and x.rule.startswith("BW-")}
+        )
+        if zones
+        else {}
+    )
+    out: list[Lead] = []
+    for lead in leads:
+        changes: dict[str, Any] = {}
+        if lead.authority is None and zones:
+            zone = route(lead.rule, lead.closest_lon, lead.closest_lat, dest.get(lead.mmsi), zones)
+            if zone is not None:
+                changes["authority"] = zone.authority
+        hit = silence_for(lead, silences)
+        if hit is not None:
+            changes["silence_id"] = hit.id
+        out.append(replace(lead, **changes) if changes else lead)
+    return out
+
+
+def add_silence(conn: Connection, silence: dict[str, Any], by: str) -> int:
+    """Store a silence; returns its id."""
+    row = {**silence, "created_by": by, "created_at": time.time()}
+    return int(conn.execute(insert(_S).values(**row).returning(_S.id)).scalar_one())
+
+
+def list_silences(conn: Connection) -> list[dict[str, Any]]:
+    """Every silence, newest first."""
+    rows = conn.execute(select(*_S.__table__.columns).order_by(_S.id.desc())).all()
+    return [dict(r._mapping) for r in rows]
+
+
+def add_watch(conn: Connection, entry: dict[str, Any], by: str) -> int:
+    """Put a vessel on the watch-list; returns the entry's id."""
+    row = {**entry, "created_by": by, "created_at": time.time(), "active": True}
+    return int(conn.execute(insert(_W).values(**row).returning(_W.id)).scalar_one())
+
+
+def list_watch(conn: Connection) -> list[dict[str, Any]]:
+    """Every watch-list entry, newest first."""
+    rows = conn.execute(select(*_W.__table__.columns).order_by(_W.id.desc())).all()
+    return [dict(r._mapping) for r in rows]
+
+
+def release_watch(conn: Connection, entry_id: int) -> bool:
+    """Take a vessel off the watch-list (it was released); False if no such entry."""
+    res = conn.execute(update(_W).where(_W.id == entry_id).values(active=False))
+    return bool(res.rowcount)
+
+
+def check_watch(conn: Connection, pg: bool, positions: Sequence[Position]) -> list[Lead]:
+    """Raise a lead for each watched vessel that moved beyond its radius in
+    ``positions``; the entry is then spent (one lead per detention)."""
+    rows = conn.execute(select(*_W.__table__.columns).where(_W.active)).all()
+    if not rows:
+        return []
+    entries = [
+        WatchEntry(r.id, r.mmsi, r.lon, r.lat, r.radius_m, r.reason, r.authority) for r in rows
+    ]
+    leads = breaches(entries, positions)
+    if leads:
+        zl.upsert_leads(conn, pg, prepare_leads(conn, pg, leads), time.time())
+        spent = [int(lead.details["watch_id"]) for lead in leads]
+        conn.execute(update(_W).where(_W.id.in_(spent)).values(active=False))
+    return leads

@@ -1,0 +1,60 @@
+"""Drafted documents for a lead: the Notice to Appear (Anexo 3-A) and the Auto de
+Infração (Anexo 3-B), in Portuguese, as PDF for an inspector to complete and sign."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Path
+from fastapi.responses import Response
+
+from vigia.alerts.documents import draft
+from vigia.alerts.procedure import ProcedureConflictError
+from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.procedure import visible
+
+inspector = require_role("inspector")
+router = APIRouter(tags=["procedure"], dependencies=[Depends(inspector)])
+#: a draft is made once the lead was looked at (triaged), and while its Notice or Auto
+#: may still be issued
+DRAFTABLE = ("triaged", "notified", "infraction")
+
+
+@router.get(
+    "/leads/{lead_id}/documents/{kind}.pdf",
+    summary="Draft the Notice to Appear or the Auto de Infração (inspector)",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"application/pdf": {"example": "%PDF-1.3 ... (binary)"}},
+            "description": "the draft PDF",
+        },
+        **problem_responses(401, 403, 404, 409),
+    },
+)
+def draft_document(
+    lead_id: Annotated[str, Path(max_length=200)],
+    kind: Literal["notice", "auto"],
+    repo: Annotated[Repository, Depends(get_repository)],
+    caller: Annotated[ApiKeyRecord, Depends(inspector)],
+) -> Response:
+    """``notice``: Notificação para Comparecimento (NORMAM-07 Anexo 3-A); ``auto``: Auto de
+    Infração (Anexo 3-B). Signatures, witnesses and refusal to sign are left blank."""
+    lead = visible(repo.get_lead(lead_id), caller, lead_id)
+    if lead.status not in DRAFTABLE:
+        raise ProcedureConflictError(
+            f"documents are drafted for a lead in {', '.join(DRAFTABLE)}; it is {lead.status}",
+            ("triaged",) if lead.status == "new" else (),
+        )
+    zone = repo.get_zone(lead.zone_id, lead.zone_version) if lead.zone_id else None
+    info = repo.get_vessel(lead.mmsi)
+    vessel = {} if info is None else {"imo": info.imo, "callsign": info.callsign}
+    pdf, _ = draft(kind, lead, zone, {k: v for k, v in vessel.items() if v is not None})
+    name = f"{'notificacao' if kind == 'notice' else 'auto'}-{lead.id}.pdf"
+    return Response(
+        pdf,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'inline; filename="{name}"'},
+    )

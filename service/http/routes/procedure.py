@@ -1,0 +1,254 @@
+"""The procedure a lead starts: PATCH /leads/{id} moves it, with the data each step needs.
+
+The body shapes are checked here; whether the move is allowed and what it needs is the
+state machine's (alerts/procedure.py), and the store writes the change and its history
+row together (``Repository.move_lead``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Depends, Path
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from vigia.alerts.deadlines import STATES, SeatCalendar
+from vigia.alerts.lead import Lead
+from vigia.alerts.procedure import REGIMES, RESPONSIBLE_ROLES, Actor, Move, regime_of
+from vigia.alerts.procedure import STATES as LEAD_STATES
+from vigia.alerts.procedure_deadlines import compute_deadlines, repeat_offence
+from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.errors import NotFoundError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.problems import problem_responses
+
+inspector = require_role("inspector")
+router = APIRouter(tags=["procedure"])
+
+
+EXAMPLE_CASE: dict[str, Any] = {
+    "id": "L-3f9c2a1b7d4e5f60",
+    "status": "infraction",
+    "regime": "lesta",
+    "due": "2026-03-03",
+    "procedure": {
+        "regime": "lesta",
+        "seat_state": "RJ",
+        "auto": {"number": "CPRJ-001/2026", "date": "2026-02-06", "known_date": "2026-02-06"},
+    },
+    "deadlines": [
+        {
+            "name": "defesa",
+            "due": "2026-03-03",
+            "basis": "NORMAM-07/DPC 0306 b) I",
+            "counted_from": "2026-02-06",
+            "days": 15,
+            "counting": "working_days",
+            "pending": True,
+            "met_on": None,
+            "late": None,
+            "actor": "autuado",
+        }
+    ],
+    "history": [
+        {
+            "at": "2026-02-06T14:00:00Z",
+            "by": "inspector-silva",
+            "by_role": "inspector",
+            "from": "notified",
+            "to": "infraction",
+            "reason": None,
+            "before": {"auto": None},
+            "after": {"auto": {"number": "CPRJ-001/2026"}},
+        }
+    ],
+    "repeat_offence": {"applies": False, "prior": [], "basis": "NORMAM-20 1.5.3 b)"},
+}
+
+
+def _sane(day: dt.date) -> dt.date:
+    # a date typed with a wrong century would silently push every deadline out of sight
+    if not dt.date(2000, 1, 1) <= day <= dt.date(2100, 12, 31):
+        raise ValueError("dates must fall between 2000 and 2100")
+    return day
+
+
+Day = Annotated[dt.date, AfterValidator(_sane)]
+Text = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+def _uf(code: str) -> str:
+    if code not in STATES:
+        raise ValueError(f"not a Brazilian state code; one of {', '.join(STATES)}")
+    return code
+
+
+UF = Annotated[str, AfterValidator(_uf)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoticeIn(_In):
+    """Notificação para Comparecimento (NORMAM-07 0306 a) I, Anexo 3-A)."""
+
+    number: Text | None = None
+    date: Day
+    appear_by: Day = Field(description="the date the notified person must appear by")
+
+
+class AutoIn(_In):
+    """Auto de Infração (Anexo 3-B): number, date, and who signed or refused."""
+
+    number: Text
+    date: Day
+    known_date: Day | None = Field(
+        default=None, description="when the infractor knew of the Auto (default: its date)"
+    )
+    signature: Literal["signed", "refused", "a_rogo"]
+    signed_by: Text | None = None
+    witnesses: list[Text] = Field(default_factory=list, max_length=4)
+    refusal_note: Annotated[str, Field(max_length=2000)] | None = None
+
+
+class DecisionIn(_In):
+    """The competent authority's decision (0306 b) II-III, 0404 b))."""
+
+    date: Day
+    known_date: Day | None = Field(default=None, description="when the infractor knew of it")
+    outcome: Literal["procedente", "improcedente"]
+    penalty: Literal["multa", "suspensao", "cancelamento", "demolicao", "nenhuma"] | None = None
+    fine_brl: Annotated[float, Field(ge=0, le=1e10)] | None = None
+    summary: Annotated[str, Field(max_length=4000)] | None = None
+
+
+class AppealIn(_In):
+    """An appeal: the date filed and, for a LESTA fine, the deposit receipt (0306 c))."""
+
+    filed: Day
+    deposit_receipt: Text | None = None
+
+
+class PartyIn(_In):
+    """A party liable under NORMAM-07 0304, as the inspector identified it."""
+
+    role: Literal[tuple(RESPONSIBLE_ROLES)]  # type: ignore[valid-type]
+    name: Text
+    document: Text | None = Field(default=None, description="CPF / CNPJ / passport")
+    address: Text | None = None
+
+
+class FineFactorsIn(_In):
+    """Inputs of the fine's factors (NORMAM-20 1.5.2 c), 1.5.3); the amount is people's."""
+
+    sensibilidade_ambiental: Text | None = None
+    acao_resposta: Text | None = None
+    situacao_economica: (
+        Literal["micro_pequena", "media", "grande", "pf_isenta", "pf_declarante"] | None
+    ) = None
+    notes: Annotated[str, Field(max_length=4000)] | None = None
+
+
+class LeadChange(_In):
+    """A move in the procedure (``status``) and/or data for the lead's record."""
+
+    status: Literal[LEAD_STATES] | None = None  # type: ignore[valid-type]
+    reason: Annotated[str, Field(max_length=2000)] | None = None
+    regime: Literal[REGIMES] | None = None  # type: ignore[valid-type]
+    seat_state: UF | None = None
+    seat_municipality: Text | None = None
+    responsible: list[PartyIn] | None = Field(default=None, max_length=20)
+    notice: NoticeIn | None = None
+    auto: AutoIn | None = None
+    report_known_date: Day | None = None
+    defence_received: Day | None = None
+    decision: DecisionIn | None = None
+    appeal: AppealIn | None = None
+    payment_notice_date: Day | None = None
+    fine_factors: FineFactorsIn | None = None
+
+
+def visible(lead: Lead | None, caller: ApiKeyRecord, lead_id: str) -> Lead:
+    """The lead, if the caller's key may see it (a key limited to one authority sees only
+    that authority's leads; any other is "not found", not "forbidden", so a Capitania
+    cannot probe another's caseload)."""
+    if lead is None or (caller.authority is not None and lead.authority != caller.authority):
+        raise NotFoundError(f"no lead with id {lead_id!r}")
+    return lead
+
+
+def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
+    """The lead JSON with its history, deadlines and repeat offences (GET /leads/{id})."""
+    out = lead.to_json()
+    regime = regime_of(lead.rule, lead.procedure)
+    out["deadlines"] = [
+        d.to_json() for d in compute_deadlines(lead.rule, lead.status, lead.procedure)
+    ]
+    out["history"] = repo.lead_history(lead.id)
+    auto = lead.procedure.get("auto") or {}
+    reference = (
+        dt.date.fromisoformat(auto["date"])
+        if auto.get("date")
+        else dt.datetime.fromtimestamp(lead.started_at, dt.UTC).date()
+    )
+    prior = [
+        (lead_id, dt.date.fromisoformat(day))
+        for lead_id, day in repo.prior_infractions(lead.mmsi, lead.id)
+    ]
+    out["repeat_offence"] = repeat_offence(reference, prior, regime)
+    seat = lead.procedure.get("seat_state")
+    out["calendar"] = {
+        "state": seat,
+        "municipality": lead.procedure.get("seat_municipality"),
+        "note": None if seat else "no seat state entered: working days skip national holidays only",
+    }
+    SeatCalendar(seat)  # a stored state the holidays package no longer knows fails loudly
+    return out
+
+
+@router.patch(
+    "/leads/{lead_id}",
+    summary="Move a lead through the procedure (inspector)",
+    responses={
+        200: {
+            "description": "the lead with its history and deadlines",
+            "content": {"application/json": {"example": EXAMPLE_CASE}},
+        },
+        **problem_responses(401, 403, 404, 409, 422),
+    },
+)
+def change_lead(
+    lead_id: Annotated[str, Path(max_length=200, description="the lead's stable id")],
+    change: Annotated[
+        LeadChange,
+        Body(
+            openapi_examples={
+                "triage": {"value": {"status": "triaged", "seat_state": "RJ"}},
+                "dismiss": {"value": {"status": "dismissed", "reason": "fishing permit"}},
+                "notify": {
+                    "value": {
+                        "status": "notified",
+                        "notice": {"date": "2026-02-02", "appear_by": "2026-02-05"},
+                    }
+                },
+                "auto": {
+                    "value": {
+                        "status": "infraction",
+                        "auto": {"number": "123/2026", "date": "2026-02-06", "signature": "signed"},
+                    }
+                },
+            }
+        ),
+    ],
+    repo: Annotated[Repository, Depends(get_repository)],
+    caller: Annotated[ApiKeyRecord, Depends(inspector)],
+) -> dict[str, Any]:
+    """Move the lead (an impossible move is 409 naming the allowed ones) or enter data;
+    every change is appended to the lead's history; the evidence never changes."""
+    visible(repo.get_lead(lead_id), caller, lead_id)
+    data = change.model_dump(mode="json", exclude={"status", "reason"}, exclude_none=True)
+    move = Move(to=change.status, reason=change.reason, data=data)
+    lead = repo.move_lead(lead_id, move, Actor(caller.name, caller.role))
+    return case_json(repo, visible(lead, caller, lead_id))

@@ -1,0 +1,97 @@
+"""The drafted Notice to Appear and Auto de Infração: real PDFs, rendered to images and
+text with Debian's poppler-utils (pdftoppm, pdftotext) and checked there."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.api.conftest import Api
+from tests.api.test_procedure import make_lead, patch
+from vigia.alerts.lead import EvidencePoint
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("pdftoppm") is None, reason="poppler-utils not installed (scripts/setup.sh)"
+)
+
+
+def _crossing_lead() -> object:
+    base = make_lead("L-DOC")
+    # 80 fixes at 8 kn passing 370 m north of P-66 (-40.05, -22.37)
+    ev = [
+        EvidencePoint(base.started_at + 10 * k, -40.075 + 0.0006 * k, -22.3667, 8.0, 90.0, 0)
+        for k in range(80)
+    ]
+    return dataclasses.replace(base, evidence=ev, min_distance_m=370.0, closest_lat=-22.3667)
+
+
+def _render(pdf: bytes, tmp: Path, name: str) -> tuple[str, np.ndarray]:
+    path = tmp / f"{name}.pdf"
+    path.write_bytes(pdf)
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    text = " ".join(text.split())  # -layout wraps and pads: compare the words
+    subprocess.run(
+        ["pdftoppm", "-r", "60", "-f", "1", "-l", "1", "-png", str(path), str(tmp / name)],
+        check=True,
+    )
+    page = next(tmp.glob(f"{name}-*1.png"))
+    return text, np.asarray(Image.open(page).convert("RGB")).astype(int)
+
+
+def _count(img: np.ndarray, rgb: tuple[int, int, int], tol: int = 40) -> int:
+    return int((np.abs(img - np.array(rgb)).sum(axis=2) < tol).sum())
+
+
+def test_both_drafts_from_a_triaged_lead(api: Api, tmp_path: Path) -> None:
+    api.repo.upsert_leads([_crossing_lead()])  # type: ignore[list-item]
+    url = "/leads/L-DOC/documents/{}.pdf"
+    r = api.client.get(url.format("notice"), headers=api.h("inspector"))
+    assert r.status_code == 409 and r.json()["allowed"] == ["triaged"]  # still new
+    party = {"role": "comandante", "name": "João da Silva"}
+    patch(api, "L-DOC", {"status": "triaged", "responsible": [party]})
+    assert api.client.get(url.format("auto"), headers=api.h("viewer")).status_code == 403
+    pages = {}
+    for kind in ("notice", "auto"):
+        r = api.client.get(url.format(kind), headers=api.h("inspector"))
+        assert r.status_code == 200 and r.headers["content-type"] == "application/pdf"
+        assert r.content.startswith(b"%PDF-")
+        pages[kind] = _render(r.content, tmp_path, kind)
+
+    notice, img = pages["notice"]
+    for text in (
+        "NOTIFICAÇÃO PARA COMPARECIMENTO",
+        "Anexo 3-A",
+        "MARIA DO MAR",
+        "710000001",
+        "João da Silva",
+        "NORMAM-07/DPC 0212 f)",
+        "Distância mínima à referência da zona: 370 m",
+        "Testemunha 1",
+        "recusou-se a assinar",
+        "Capitania dos Portos do Rio de Janeiro",
+    ):
+        assert text in notice, text
+    # the map: the track in blue, the closest point in red, a scale bar in black
+    assert _count(img, (0, 70, 160)) > 150
+    assert _count(img, (200, 0, 0)) > 15
+    auto, auto_img = pages["auto"]
+    for text in (
+        "AUTO DE INFRAÇÃO",
+        "Anexo 3-B",
+        "15 (quinze) dias úteis",
+        "Assinado a rogo",
+        "Testemunha 2",
+        "1 km",
+    ):
+        assert text in auto, text
+    assert _count(auto_img, (0, 70, 160)) > 150
+    # the blanks a person completes stay blank: no signature name is invented
+    assert "____" in auto and "Agente da Autoridade Marítima autuante" in auto

@@ -16,6 +16,7 @@ _COMMAND_MODULES = (
     "vigia.service.cli.ballast",
     "vigia.service.cli.serve",
     "vigia.service.cli.apikey",
+    "vigia.service.cli.bus",
 )
 
 

@@ -1,0 +1,304 @@
+"""An evaluation worker in broker mode: holds partitions, runs one HeldPartition each.
+
+Who holds what is settled through two JetStream key-value buckets with a TTL:
+
+- ``members``: every worker heartbeats its name; the live names decide by rendezvous
+  hashing which worker *should* hold each partition, so adding or removing a worker
+  moves only the partitions that must move;
+- ``leases``: a worker *does* hold a partition once it has created its lease key and
+  keeps renewing it on its revision. A worker leaving on purpose checkpoints and deletes
+  the lease; a killed one's lease lapses after the TTL.
+
+A partition's state is in a third bucket, so the next holder carries on with the same
+open episodes (see bus_partition.py for the commit order that makes that exact).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import nats
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.kv import KeyValue
+
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.registry import VesselRegistry
+from vigia.service.db.protocol import Repository
+from vigia.service.runtime import bus_state
+from vigia.service.runtime.bus_codec import Subjects
+from vigia.service.runtime.bus_partition import HeldPartition, PartitionLost
+from vigia.service.runtime.bus_publisher import connect, ensure_streams
+from vigia.service.settings import BusSettings
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import Zone
+
+log = logging.getLogger("vigia.bus.worker")
+_ALL_ZONES = 1_000_000
+
+
+def owner(partition: int, members: Sequence[str]) -> str | None:
+    """Rendezvous hashing: the member with the highest score for this partition."""
+    best, best_score = None, b""
+    for m in members:
+        score = hashlib.sha256(f"{m}|{partition}".encode()).digest()
+        if best is None or score > best_score:
+            best, best_score = m, score
+    return best
+
+
+class EvalWorker:
+    """Evaluation worker; ``stats``/``healthy`` feed its /metrics and /healthz."""
+
+    def __init__(
+        self,
+        repo: Repository,
+        settings: BusSettings,
+        name: str,
+        *,
+        only: Sequence[int] | None = None,
+    ) -> None:
+        self._repo = repo
+        self._settings = settings
+        self._names = Subjects(settings.prefix)
+        self.name = name
+        # a fixed set of partitions (``--partitions``) instead of a share of all of them
+        self._only = None if only is None else sorted(set(only))
+        self.counters: Counter[str] = Counter()
+        self._held: dict[int, HeldPartition] = {}
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._lease_rev: dict[int, int] = {}
+        self._members: list[str] = []
+        self._connected = False
+        self._store_ok = True
+        self._store_ok_at = time.monotonic()
+        self._index: ZoneIndex | None = None
+        self._stop = asyncio.Event()
+        self.started = asyncio.Event()
+
+    # -- what /metrics and /healthz read -------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.counters)
+        out["partitions_held"] = len(self._held)
+        out["members"] = len(self._members)
+        out["lag_messages"] = sum(h.lag for h in self._held.values())
+        out["bus_connected"] = int(self._connected)
+        out["store_connected"] = int(self._store_ok)
+        out["vessels_tracked"] = sum(h.state.pipeline.vessel_count for h in self._held.values())
+        return out
+
+    def healthy(self) -> tuple[bool, dict[str, Any]]:
+        ok = self._connected and (self._store_ok or time.monotonic() - self._store_ok_at < 60)
+        return ok, {
+            "kind": "evaluate",
+            "name": self.name,
+            "bus_connected": self._connected,
+            "store_connected": self._store_ok,
+            "partitions": sorted(self._held),
+        }
+
+    def _note_store(self, ok: bool) -> None:
+        if ok:
+            self._store_ok_at = time.monotonic()
+        self._store_ok = ok
+
+    def stop(self) -> None:
+        """Ask the worker to release its partitions and leave."""
+        self._stop.set()
+
+    # -- main loop -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Join, hold partitions until stopped, then hand them back checkpointed."""
+        await asyncio.to_thread(self._load_zones)
+        nc = await connect(
+            self._settings,
+            self.name,
+            disconnected_cb=self._on_disconnect,
+            reconnected_cb=self._on_reconnect,
+        )
+        self._connected = True
+        js = nc.jetstream()
+        await ensure_streams(js, self._settings)
+        ttl = self._settings.lease_ttl_s
+        self._js = js
+        self._state_kv = await self._bucket(js, self._names.state_bucket, None)
+        self._lease_kv = await self._bucket(js, self._names.lease_bucket, ttl)
+        self._member_kv = await self._bucket(js, self._names.member_bucket, ttl)
+        try:
+            while not self._stop.is_set():
+                try:
+                    await self._round()
+                except Exception:
+                    self.counters["round_errors"] += 1
+                    log.warning("membership round failed", exc_info=True)
+                self.started.set()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), ttl / 3)
+        finally:
+            await asyncio.gather(
+                *(self._release(p) for p in list(self._held)), return_exceptions=True
+            )
+            with contextlib.suppress(Exception):
+                await self._member_kv.delete(self.name)
+            with contextlib.suppress(Exception):
+                await nc.drain()
+            self._connected = False
+
+    async def _bucket(self, js: Any, name: str, ttl: float | None) -> KeyValue:
+        try:
+            kv: KeyValue = await js.key_value(name)
+            return kv
+        except nats.js.errors.BucketNotFoundError:
+            kv = await js.create_key_value(
+                KeyValueConfig(bucket=name, history=1, ttl=ttl, storage=StorageType.FILE)
+            )
+            return kv
+
+    async def _round(self) -> None:
+        await self._member_kv.put(self.name, str(time.time()).encode())
+        try:
+            members = sorted(await self._member_kv.keys())
+        except nats.js.errors.NoKeysError:
+            members = [self.name]
+        self._members = members
+        if self._only is not None:
+            mine = set(self._only)
+        else:
+            mine = {p for p in range(self._settings.partitions) if owner(p, members) == self.name}
+        # drop what has died on its own (lost on commit), then renew, release, take
+        for p, task in list(self._tasks.items()):
+            if task.done():
+                self._forget(p)
+        for p in list(self._held):
+            if p not in mine:
+                await self._release(p)
+            else:
+                await self._renew(p)
+        for p in sorted(mine - set(self._held)):
+            await self._take(p)
+
+    async def _renew(self, p: int) -> None:
+        try:
+            rev = await self._lease_kv.update(f"p{p}", self.name.encode(), last=self._lease_rev[p])
+            self._lease_rev[p] = rev
+        except nats.js.errors.KeyWrongLastSequenceError:
+            # lapsed (a long pause, a broker restart): stop at once, commit nothing more
+            log.warning("lease on p%d lost; dropping it", p)
+            self.counters["leases_lost"] += 1
+            await self._abandon(p)
+
+    async def _take(self, p: int) -> None:
+        try:
+            rev = await self._lease_kv.create(f"p{p}", self.name.encode())
+        except nats.js.errors.KeyWrongLastSequenceError:
+            return  # still held by its previous owner; it will let go or lapse
+        state, state_rev = await self._load_state(p)
+        held = HeldPartition(
+            p,
+            state,
+            state_rev,
+            js=self._js,
+            kv=self._state_kv,
+            repo=self._repo,
+            settings=self._settings,
+            counters=self.counters,
+            store_ok=self._note_store,
+        )
+        await held.subscribe()
+        self._held[p] = held
+        self._lease_rev[p] = rev
+        self._tasks[p] = asyncio.create_task(self._run_partition(held), name=f"vigia-p{p}")
+        self.counters["partitions_taken"] += 1
+        log.info("%s took p%d at sequence %d", self.name, p, state.seq)
+
+    async def _run_partition(self, held: HeldPartition) -> None:
+        try:
+            await held.run()
+        except PartitionLost:
+            self.counters["commits_refused"] += 1
+            log.warning("p%d was taken over; dropping uncommitted work", held.partition)
+
+    async def _release(self, p: int) -> None:
+        """Leave on purpose: final checkpoint, then free the lease for the next holder."""
+        held = self._held.get(p)
+        task = self._tasks.get(p)
+        if held is not None:
+            held.stopping = True
+        if task is not None:
+            with contextlib.suppress(Exception):
+                await task
+        self._forget(p)
+        with contextlib.suppress(Exception):
+            await self._lease_kv.delete(f"p{p}")
+        self.counters["partitions_released"] += 1
+
+    async def _abandon(self, p: int) -> None:
+        task = self._tasks.get(p)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        held = self._held.get(p)
+        if held is not None:
+            await held.unsubscribe()
+        self._forget(p)
+
+    def _forget(self, p: int) -> None:
+        self._held.pop(p, None)
+        self._tasks.pop(p, None)
+        self._lease_rev.pop(p, None)
+
+    # -- state ---------------------------------------------------------------------------
+
+    def _load_zones(self) -> None:
+        zones, _ = self._repo.list_zones(None, None, _ALL_ZONES, 0)
+        self._index = ZoneIndex(list(zones))
+
+    def _index_for(self, key: bus_state.ZoneKey) -> ZoneIndex:
+        assert self._index is not None
+        if key == bus_state.zone_key(self._index.zones):
+            return self._index
+        zones: list[Zone] = []
+        for zid, version in key:
+            z = self._repo.get_zone(zid, version)
+            if z is None:
+                raise bus_state.StateError(f"zone {zid} v{version} is not in the store")
+            zones.append(z)
+        return ZoneIndex(zones)
+
+    async def _load_state(self, p: int) -> tuple[bus_state.PartitionState, int | None]:
+        assert self._index is not None
+        try:
+            entry = await self._state_kv.get(f"p{p}")
+        except nats.js.errors.KeyNotFoundError:
+            return bus_state.PartitionState(LeadPipeline(self._index, VesselRegistry())), None
+        blob = entry.value or b""
+        try:
+            state = await asyncio.to_thread(bus_state.load, blob, self._index_for)
+        except bus_state.StateError:
+            # unusable state: start empty rather than stall the partition; open
+            # episodes restart with the next fixes (counted, logged loudly)
+            log.exception("state of p%d unusable; starting it empty", p)
+            self.counters["states_discarded"] += 1
+            fresh = LeadPipeline(self._index, VesselRegistry())
+            return bus_state.PartitionState(fresh, 0), entry.revision
+        if state.pipeline.index is not self._index:
+            # built against older zones: carry over onto the current ones (zone edit)
+            state.pipeline, held = state.pipeline.rebuild(self._index)
+            self.counters["states_rebuilt"] += 1
+            log.info("p%d state rebuilt on current zones (%d leads held)", p, len(held))
+        return state, entry.revision
+
+    async def _on_disconnect(self) -> None:
+        self._connected = False
+
+    async def _on_reconnect(self) -> None:
+        self._connected = True

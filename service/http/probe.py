@@ -12,13 +12,16 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from vigia.service.http.metrics import CONTENT_TYPE
+
+if TYPE_CHECKING:
+    from vigia.service.http.app import Runtime
 
 Health = Callable[[], tuple[bool, dict[str, Any]]]
 Stats = Callable[[], dict[str, Any]]
@@ -110,3 +113,26 @@ class ProbeServer:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def worker_probe(runtime: Runtime, host: str, port: int) -> ProbeServer:
+    """The probe of ``serve --worker-only``: the API's ingest metrics, and a health check
+    that fails when the worker has stopped or the store is away."""
+    from vigia.service.http.metrics import ServiceMetrics
+
+    worker = runtime.worker
+    assert worker is not None
+    metrics = ServiceMetrics()
+    metrics.attach(worker.snapshot)
+
+    def health() -> tuple[bool, dict[str, Any]]:
+        snap = worker.snapshot()
+        ok = snap.running and snap.store_connected
+        return ok, {
+            "kind": "worker",
+            "worker_running": snap.running,
+            "store_connected": snap.store_connected,
+            "positions_stored": snap.positions_stored,
+        }
+
+    return ProbeServer(host, port, "worker", health, dict, extra=metrics.render).start()

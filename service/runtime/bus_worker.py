@@ -41,6 +41,12 @@ from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.bus.worker")
 _ALL_ZONES = 1_000_000
+_COUNTERS = (
+    "messages", "records", "records_rejected", "redeliveries", "messages_skipped_done",
+    "positions_written", "lead_writes", "checkpoints", "fetch_errors", "store_retries",
+    "state_retries", "lead_publish_retries", "ack_errors", "leases_lost", "commits_refused",
+    "partitions_taken", "partitions_released", "states_discarded", "states_rebuilt",
+)  # fmt: skip
 
 
 def owner(partition: int, members: Sequence[str]) -> str | None:
@@ -70,7 +76,8 @@ class EvalWorker:
         self.name = name
         # a fixed set of partitions (``--partitions``) instead of a share of all of them
         self._only = None if only is None else sorted(set(only))
-        self.counters: Counter[str] = Counter()
+        # every counter from the start, so a dashboard sees 0 rather than nothing
+        self.counters: Counter[str] = Counter(dict.fromkeys(_COUNTERS, 0))
         self._held: dict[int, HeldPartition] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._lease_rev: dict[int, int] = {}

@@ -14,6 +14,7 @@ import signal
 import sys
 from typing import Any
 
+from vigia.service.db.protocol import Repository
 from vigia.service.settings import Settings
 
 
@@ -115,15 +116,14 @@ def run_ingest(args: argparse.Namespace) -> int:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Hold partitions until SIGTERM/SIGINT, then hand them back checkpointed."""
-    from vigia.service.http.app import Runtime
     from vigia.service.http.probe import ProbeServer
     from vigia.service.runtime.bus_publisher import process_name
     from vigia.service.runtime.bus_worker import EvalWorker
 
     settings = _setup(args)
     name = args.name or process_name("evaluate")
-    runtime = Runtime.start(settings, with_worker=False)
-    worker = EvalWorker(runtime.repository, settings.bus, name, only=args.partitions)
+    repo = _open_store(settings)
+    worker = EvalWorker(repo, settings.bus, name, only=args.partitions)
     probe = ProbeServer(settings.api.host, settings.api.port, name, worker.healthy, worker.stats)
     probe.start()
     _announce("evaluate", name, probe.port)
@@ -138,5 +138,27 @@ def run_evaluate(args: argparse.Namespace) -> int:
         asyncio.run(main())
     finally:
         probe.close()
-        runtime.close()
+        repo.close()
     return 0
+
+
+def _open_store(settings: Settings) -> Repository:
+    """The migrated store, with the bundled zones if it has none.
+
+    Not through the API's Runtime: importing the API (its ballast routes above all) costs
+    seconds a restarted worker should spend catching up instead.
+    """
+    from vigia.service.db.store import open_repository
+
+    repo = open_repository(settings.database.url, sqlite_path=settings.database.sqlite_path)
+    try:
+        repo.migrate()
+        if settings.zones.load_bundled and repo.count_zones() == 0:
+            from vigia.zones.catalogue import bundled_zones_dir, load_zones
+
+            folder = settings.zones.zones_dir or str(bundled_zones_dir())
+            repo.put_zones(load_zones([folder]))
+    except BaseException:
+        repo.close()
+        raise
+    return repo

@@ -20,6 +20,7 @@ state already covers; their sequence says so and they are acknowledged unread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -98,19 +99,30 @@ class HeldPartition:
         return f"p{self.partition}"
 
     async def subscribe(self) -> None:
-        """Bind to the partition's durable consumer (created on first use)."""
-        self._sub = await self._js.pull_subscribe(
-            self._names.records(self.partition),
-            durable=self._names.durable(self.partition),
-            stream=self._names.stream,
-            config=ConsumerConfig(
+        """(Re)create the partition's durable consumer at the committed state's next
+        sequence, then bind to it.
+
+        The committed state, not the consumer's ack floor, says where this partition
+        stands: messages the previous holder had fetched but not committed must come
+        again, in order, before anything newer (waiting out their ack timeout instead
+        would let newer ones through first and break the vessel's order).
+        """
+        stream, durable = self._names.stream, self._names.durable(self.partition)
+        with contextlib.suppress(nats.js.errors.NotFoundError):
+            await self._js.delete_consumer(stream, durable)
+        await self._js.add_consumer(
+            stream,
+            ConsumerConfig(
+                durable_name=durable,
                 ack_policy=AckPolicy.EXPLICIT,
-                deliver_policy=DeliverPolicy.ALL,
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+                opt_start_seq=self.state.seq + 1,
                 ack_wait=_ACK_WAIT_S,
                 max_ack_pending=self._settings.max_ack_pending,
                 filter_subject=self._names.records(self.partition),
             ),
         )
+        self._sub = await self._js.pull_subscribe_bind(durable, stream)
 
     async def unsubscribe(self) -> None:
         if self._sub is not None:

@@ -81,6 +81,8 @@ class EvalWorker:
         self._held: dict[int, HeldPartition] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._lease_rev: dict[int, int] = {}
+        self._releasing: set[int] = set()
+        self._background: set[asyncio.Task[None]] = set()
         self._members: list[str] = []
         self._connected = False
         self._store_ok = True
@@ -150,6 +152,7 @@ class EvalWorker:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stop.wait(), ttl / 3)
         finally:
+            await asyncio.gather(*self._background, return_exceptions=True)
             await asyncio.gather(
                 *(self._release(p) for p in list(self._held)), return_exceptions=True
             )
@@ -180,15 +183,20 @@ class EvalWorker:
             mine = set(self._only)
         else:
             mine = {p for p in range(self._settings.partitions) if owner(p, members) == self.name}
-        # drop what has died on its own (lost on commit), then renew, release, take
+        # renew first: a slow hand-over below must not let the other leases lapse
         for p, task in list(self._tasks.items()):
-            if task.done():
+            if task.done() and p not in self._releasing:
                 self._forget(p)
         for p in list(self._held):
-            if p not in mine:
-                await self._release(p)
-            else:
+            if p in mine and p not in self._releasing:
                 await self._renew(p)
+        for p in list(self._held):
+            if p not in mine and p not in self._releasing:
+                # in the background: it waits for the partition's last checkpoint
+                self._releasing.add(p)
+                task = asyncio.create_task(self._release(p), name=f"vigia-release-p{p}")
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
         for p in sorted(mine - set(self._held)):
             await self._take(p)
 
@@ -243,6 +251,7 @@ class EvalWorker:
             with contextlib.suppress(Exception):
                 await task
         self._forget(p)
+        self._releasing.discard(p)
         with contextlib.suppress(Exception):
             await self._lease_kv.delete(f"p{p}")
         self.counters["partitions_released"] += 1

@@ -31,6 +31,6 @@ def bus(private_nats: PrivateNats) -> BusSettings:
         url=private_nats.url,
         prefix=f"t{uuid.uuid4().hex[:8]}",
         partitions=8,
-        lease_ttl_s=2.0,
+        lease_ttl_s=3.0,
         checkpoint_s=0.5,
     )

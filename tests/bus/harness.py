@@ -97,6 +97,7 @@ class WorkerProc:
     def __init__(self, env: dict[str, str], name: str, log_dir: Path) -> None:
         self.name = name
         self.log = log_dir / f"{name}.log"
+        offset = self.log.stat().st_size if self.log.exists() else 0
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "vigia.service.cli", "evaluate", "--port", "0",
@@ -106,7 +107,7 @@ class WorkerProc:
         self.port = 0
         end = time.monotonic() + 90
         while time.monotonic() < end and not self.port:
-            text = self.log.read_text(errors="replace")
+            text = self.log.read_bytes()[offset:].decode(errors="replace")
             for line in text.splitlines():
                 if f"vigia evaluate {name}:" in line:
                     self.port = int(line.rsplit(" ", 1)[1])

@@ -68,6 +68,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _setup(args: argparse.Namespace) -> Settings:
+    import faulthandler
+
+    # `kill -USR1 PID` prints every thread's stack: how to see where a stuck worker waits
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     settings = Settings.load()
     if args.host is not None:

@@ -158,8 +158,12 @@ class EvalWorker:
             )
             with contextlib.suppress(Exception):
                 await self._member_kv.delete(self.name)
+            # every subscription is gone by now: flush the last acks and leave (a drain
+            # would wait out its own timeout on a slow broker for nothing)
             with contextlib.suppress(Exception):
-                await nc.drain()
+                await nc.flush(timeout=5)
+            with contextlib.suppress(Exception):
+                await nc.close()
             self._connected = False
 
     async def _bucket(self, js: Any, name: str, ttl: float | None) -> KeyValue:

@@ -120,10 +120,21 @@ class WorkerProc:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
 
-    def stop(self, timeout: float = 60.0) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+    def stop(self, timeout: float = 90.0) -> None:
+        """SIGTERM and wait for the hand-over; a worker that hangs fails the test with
+        its stacks (SIGUSR1) in the message."""
+        if self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
             self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            self.proc.kill()
+            self.proc.wait(10)
+            tail = self.log.read_text(errors="replace")[-6000:]
+            raise AssertionError(f"worker {self.name} did not stop:\n{tail}") from None
 
 
 def worker_env(db_url: str, bus: BusSettings) -> dict[str, str]:

@@ -140,7 +140,7 @@ def _raw(v: Any) -> tuple[str, ...]:
 
 def _opt_bool(v: Any) -> bool | None:
     if v is None or type(v) is bool:
-        return v  # type: ignore[no-any-return]
+        return v
     raise ValueError("bad flag")
 
 
@@ -178,7 +178,7 @@ def decode(body: bytes, partition: int, partitions: int) -> tuple[list[Record], 
         return [], 1, None
     if type(doc) is not dict or doc.get("v") != FORMAT or type(doc.get("r")) is not list:
         return [], 1, None
-    wall = doc.get("w")
+    wall: Any = doc.get("w")
     if type(wall) not in (int, float) or not math.isfinite(wall):
         wall = None
     out: list[Record] = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import time
@@ -222,7 +223,7 @@ class HeldPartition:
         self._counters["positions_written"] += len(positions)
         self._counters["lead_writes"] += len(leads)
         for lead in leads:
-            await self._retry("lead publish", lambda lead=lead: self._publish_lead(lead))
+            await self._retry("lead publish", functools.partial(self._publish_lead, lead))
         blob = bus_state.dump(self.state)
         await self._retry("state", lambda: self._commit(blob))
         self._counters["checkpoints"] += 1

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import nats
+from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 
@@ -36,7 +37,7 @@ def process_name(kind: str) -> str:
     return f"{kind}-{host}-{os.getpid()}-{secrets.token_hex(2)}"
 
 
-async def connect(settings: BusSettings, name: str, **kw: Any) -> nats.NATS:
+async def connect(settings: BusSettings, name: str, **kw: Any) -> NATS:
     """A client that keeps reconnecting for as long as the process runs."""
     return await nats.connect(
         settings.url,

@@ -117,12 +117,6 @@ def _check(load: list[list[object]], db_url: str, logs: Path) -> None:
         assert got[lead_id].to_json() == lead.to_json(), lead_id
 
 
-def test_no_fault_baseline(
-    load: list[list[object]], fresh_pg_url: str, bus: BusSettings, tmp_path: Path
-) -> None:
-    _run(load, fresh_pg_url, bus, tmp_path, ["w0", "w1"], lambda f: {})
-
-
 def test_worker_killed_with_sigkill_mid_stream_then_restarted(
     load: list[list[object]], fresh_pg_url: str, bus: BusSettings, tmp_path: Path
 ) -> None:

@@ -30,7 +30,8 @@ Stats = Callable[[], dict[str, Any]]
 GAUGES = frozenset(
     {
         "partitions_held", "members", "lag_messages", "bus_connected", "store_connected",
-        "vessels_tracked", "queue_depth", "sources_done", "state_bytes",
+        "vessels_tracked", "queue_depth", "sources_done", "state_bytes", "e2e_latency_p50_s",
+        "e2e_latency_p95_s", "e2e_latency_p99_s",
     }
 )  # fmt: skip
 

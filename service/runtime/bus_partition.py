@@ -25,7 +25,7 @@ import functools
 import hashlib
 import logging
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +74,7 @@ class HeldPartition:
         settings: BusSettings,
         counters: Counter[str],
         store_ok: Callable[[bool], None],
+        latencies: deque[float] | None = None,
     ) -> None:
         self.partition = partition
         self.state = state
@@ -86,6 +87,9 @@ class HeldPartition:
         self._counters = counters
         self._store_ok = store_ok
         self._unacked: list[Msg] = []
+        # ingest clock of each uncommitted message (for the read -> stored latency)
+        self._walls: list[float] = []
+        self.latencies: deque[float] = latencies if latencies is not None else deque(maxlen=1)
         self._positions: list[Position] = []
         self._vessels: set[int] = set()
         self._leads: dict[str, Lead] = {}
@@ -186,6 +190,10 @@ class HeldPartition:
         leads = pipeline.process(records)
         leads += pipeline.expire(pipeline.stream_time)
         self._add_leads(leads)
+        if wall is not None:
+            # every message's records are stored in the same commit as the leads they
+            # raise, so read -> commit is also read -> stored lead
+            self._walls.append(wall)
         self.state.seq = seq
         self._wall = wall
         self._dirty = True
@@ -228,6 +236,9 @@ class HeldPartition:
         await self._retry("state", lambda: self._commit(blob))
         self._counters["checkpoints"] += 1
         self._counters["state_bytes"] = len(blob)
+        now = time.time()
+        self.latencies.extend(now - w for w in self._walls)  # read -> lead stored
+        self._walls = []
         msgs, self._unacked = self._unacked, []
         for m in msgs:
             try:

@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,6 +82,7 @@ class EvalWorker:
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._lease_rev: dict[int, int] = {}
         self._releasing: set[int] = set()
+        self._latencies: deque[float] = deque(maxlen=20_000)
         self._background: set[asyncio.Task[None]] = set()
         self._members: list[str] = []
         self._connected = False
@@ -100,6 +101,10 @@ class EvalWorker:
         out["lag_messages"] = sum(h.lag for h in self._held.values())
         out["bus_connected"] = int(self._connected)
         out["store_connected"] = int(self._store_ok)
+        lat = sorted(self._latencies)
+        for q in (50, 95, 99):
+            # seconds from the ingest reading a batch to its positions and leads stored
+            out[f"e2e_latency_p{q}_s"] = lat[min(len(lat) - 1, len(lat) * q // 100)] if lat else 0.0
         out["vessels_tracked"] = sum(h.state.pipeline.vessel_count for h in self._held.values())
         return out
 
@@ -230,6 +235,7 @@ class EvalWorker:
             settings=self._settings,
             counters=self.counters,
             store_ok=self._note_store,
+            latencies=self._latencies,
         )
         await held.subscribe()
         self._held[p] = held

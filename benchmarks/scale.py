@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -73,8 +74,12 @@ def metrics(port: int) -> dict[str, float]:
 
 
 def held(port: int) -> int:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as r:
-        return len(json.loads(r.read())["partitions"])
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as r:
+            body = r.read()
+    except urllib.error.HTTPError as err:  # 503 while still connecting
+        body = err.read()
+    return len(json.loads(body).get("partitions", []))
 
 
 async def publish(bus: BusSettings, chunks: list[list[Record]], rate: float | None) -> float:

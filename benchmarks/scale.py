@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,17 +43,20 @@ from vigia.service.settings import BusSettings  # noqa: E402
 PG = os.environ.get("VIGIA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432")
 
 
-def laps(copies: int, total: int) -> list[list[Record]]:
-    """Batches of 1,000 records: the fleet, lap after lap, each lap later in time."""
+def laps(copies: int, total: int) -> Iterator[list[Record]]:
+    """Batches of 1,000 records: the fleet, lap after lap, each lap later in time
+    (generated as they are published, so a long run holds one lap in memory)."""
     base = fleet(demo_records(), copies)
     span = base[-1].t - base[0].t + 3_600.0  # an hour apart: every episode closes
-    out: list[list[Record]] = []
-    lap = 0
-    while sum(len(b) for b in out) < total:
+    sent, lap = 0, 0
+    while sent < total:
         shifted = [dataclasses.replace(r, t=r.t + lap * span) for r in base]  # type: ignore[type-var]
-        out += [shifted[i : i + 1_000] for i in range(0, len(shifted), 1_000)]
+        for i in range(0, len(shifted), 1_000):
+            if sent >= total:
+                return
+            yield shifted[i : i + 1_000]
+            sent += len(shifted[i : i + 1_000])
         lap += 1
-    return out
 
 
 def rss_mb(pid: int) -> float:
@@ -60,6 +64,12 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def metrics(port: int) -> dict[str, float]:
@@ -82,7 +92,7 @@ def held(port: int) -> int:
     return len(json.loads(body).get("partitions", []))
 
 
-async def publish(bus: BusSettings, chunks: list[list[Record]], rate: float | None) -> float:
+async def publish(bus: BusSettings, chunks: Iterable[list[Record]], rate: float | None) -> float:
     """Publish (at ``rate`` records/s if given); returns the achieved records/s."""
     from vigia.service.runtime.bus_publisher import BusPublisher, connect, ensure_streams
 
@@ -117,7 +127,7 @@ def baselines(records: int) -> tuple[float, float]:
     for line in lines:
         ing.feed(line)
     decode = len(lines) / (time.perf_counter() - t0)
-    chunks = laps(40, records)
+    chunks = list(laps(40, records))
     pipe = LeadPipeline(ZoneIndex(load_zones([bundled_zones_dir()])), ing.registry)
     t0 = time.perf_counter()
     n = 0
@@ -128,33 +138,44 @@ def baselines(records: int) -> tuple[float, float]:
     return decode, n / (time.perf_counter() - t0)
 
 
-def capacity(db: str, server: PrivateNats, workers: int, chunks: list[list[Record]]) -> float:
-    """Records/s that ``workers`` workers store from a stream already full."""
+def capacity(
+    db: str, server: PrivateNats, workers: int, chunks: list[list[Record]]
+) -> tuple[float, float]:
+    """Records/s that ``workers`` workers store from a stream already full, and the
+    workers' CPU microseconds per record over the same stretch."""
     bus = BusSettings(url=server.url, prefix=f"b{uuid.uuid4().hex[:6]}", partitions=16)
     asyncio.run(publish(bus, chunks, None))
     total = sum(len(b) for b in chunks)
     env = worker_env(db, bus)
     logs = Path(os.environ.get("TMPDIR", "/tmp"))
-    procs = [WorkerProc(env, f"cap{workers}-{i}-{bus.prefix}", logs) for i in range(workers)]
+    # each worker pinned to its share, so none starts alone on all of them; the window
+    # opens once every worker is consuming
+    procs = []
+    for i in range(workers):
+        mine = ",".join(str(p) for p in range(bus.partitions) if p % workers == i)
+        procs.append(
+            WorkerProc(env, f"cap{workers}-{i}-{bus.prefix}", logs, ["--partitions", mine])
+        )
     try:
-        samples: list[tuple[float, float]] = []
+        samples: list[tuple[float, float, float]] = []
         while True:
-            done = sum(metrics(p.port).get("records_total", 0.0) for p in procs)
-            samples.append((time.monotonic(), done))
-            if done >= total:
+            per = [metrics(p.port).get("records_total", 0.0) for p in procs]
+            cpu = sum(cpu_s(p.proc.pid) for p in procs)
+            if all(n > 0 for n in per):
+                samples.append((time.monotonic(), sum(per), cpu))
+            if sum(per) >= total:
                 break
-            time.sleep(1.0)
-        # the steady part: from 10 % to 100 % of the records (start-up left out)
-        first = next(s for s in samples if s[1] >= 0.1 * total)
-        last = samples[-1]
-        return (last[1] - first[1]) / max(1e-9, last[0] - first[0])
+            time.sleep(0.5)
+        first, last = samples[0], samples[-1]
+        n = max(1.0, last[1] - first[1])
+        return n / max(1e-9, last[0] - first[0]), (last[2] - first[2]) / n * 1e6
     finally:
         for p in procs:
             p.stop()
 
 
 def sustained(
-    db: str, server: PrivateNats, chunks: list[list[Record]], rate: float
+    db: str, server: PrivateNats, chunks: Iterable[list[Record]], rate: float
 ) -> dict[str, object]:
     bus = BusSettings(url=server.url, prefix=f"s{uuid.uuid4().hex[:6]}", partitions=16)
     env = worker_env(db, bus)
@@ -162,7 +183,11 @@ def sustained(
     procs = [WorkerProc(env, f"sus-{i}-{bus.prefix}", logs) for i in range(2)]
     samples: list[tuple[float, float, list[float], int]] = []
     try:
-        while sum(held(p.port) for p in procs) < bus.partitions:
+        # both workers in, partitions shared out, before the traffic starts
+        while True:
+            counts = [held(p.port) for p in procs]
+            if all(counts) and sum(counts) == bus.partitions:
+                break
             time.sleep(0.5)
 
         async def run() -> float:
@@ -215,10 +240,13 @@ def main() -> int:
         print(
             f"baseline, one process: decode {decode:,.0f} lines/s; evaluate {evaluate:,.0f} rec/s"
         )
-        chunks = laps(40, args.records)
+        chunks = list(laps(40, args.records))
         for k in (1, 2):
-            rate = capacity(db, server, k, chunks)
-            print(f"capacity, {k} worker(s), 16 partitions: {rate:,.0f} records/s stored")
+            rate, us = capacity(db, server, k, chunks)
+            print(
+                f"capacity, {k} worker(s), 16 partitions: {rate:,.0f} records/s stored; "
+                f"worker CPU {us:.0f} us/record"
+            )
         n = int(args.rate * args.sustain_s)
         result = sustained(db, server, laps(40, n), args.rate)
         print(

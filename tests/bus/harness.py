@@ -94,14 +94,16 @@ class PrivateNats:
 class WorkerProc:
     """``vigia evaluate`` as a child process, with its probe port."""
 
-    def __init__(self, env: dict[str, str], name: str, log_dir: Path) -> None:
+    def __init__(
+        self, env: dict[str, str], name: str, log_dir: Path, args: Sequence[str] = ()
+    ) -> None:
         self.name = name
         self.log = log_dir / f"{name}.log"
         offset = self.log.stat().st_size if self.log.exists() else 0
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "vigia.service.cli", "evaluate", "--port", "0",
-                 "--name", name, "--log-level", "warning"],
+                 "--name", name, "--log-level", "warning", *args],
                 env=env, stdout=subprocess.DEVNULL, stderr=log,
             )  # fmt: skip
         self.port = 0

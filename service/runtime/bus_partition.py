@@ -40,7 +40,9 @@ from vigia.ingest.records import Position, StaticData, VesselInfo
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime import bus_state
 from vigia.service.runtime.bus_codec import Subjects, decode
+from vigia.service.runtime.worker import _close_for_edit as close_for_edit
 from vigia.service.settings import BusSettings
+from vigia.zones.evaluate import ZoneIndex
 
 log = logging.getLogger("vigia.bus.worker")
 _FETCH = 64  # bus messages per fetch (each holds up to a whole ingest batch)
@@ -98,6 +100,14 @@ class HeldPartition:
         self._sub: Any = None
         self.lag = 0
         self.stopping = False
+        # a zone edit: the worker sets the new index, this partition switches between
+        # two batches (its open episodes are closed as cut short by the edit)
+        self.next_index: ZoneIndex | None = None
+
+    def add_closed_for_edit(self, leads: list[Lead]) -> None:
+        """Leads cut short by a zone edit, stored with the next checkpoint."""
+        self._add_leads([close_for_edit(lead) for lead in leads])
+        self._dirty = bool(leads) or self._dirty
 
     @property
     def key(self) -> str:
@@ -142,6 +152,11 @@ class HeldPartition:
         last_cp = time.monotonic()
         try:
             while not self.stopping:
+                if self.next_index is not None:
+                    index, self.next_index = self.next_index, None
+                    self.state.pipeline, held = self.state.pipeline.rebuild(index)
+                    self.add_closed_for_edit(held)
+                    self._dirty = True
                 await self._fetch_and_process()
                 if time.monotonic() - last_cp >= self._settings.checkpoint_s:
                     await self.checkpoint()

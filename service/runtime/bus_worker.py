@@ -28,6 +28,7 @@ import nats
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.kv import KeyValue
 
+from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.registry import VesselRegistry
 from vigia.service.db.protocol import Repository
@@ -41,11 +42,13 @@ from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.bus.worker")
 _ALL_ZONES = 1_000_000
+_ZONE_CHECK_S = 15.0  # how soon a zone edit through the API reaches the workers
 _COUNTERS = (
     "messages", "records", "records_rejected", "redeliveries", "messages_skipped_done",
     "positions_written", "lead_writes", "checkpoints", "fetch_errors", "store_retries",
     "state_retries", "lead_publish_retries", "ack_errors", "leases_lost", "commits_refused",
     "partitions_taken", "partitions_released", "states_discarded", "states_rebuilt",
+    "zone_reloads",
 )  # fmt: skip
 
 
@@ -83,6 +86,7 @@ class EvalWorker:
         self._lease_rev: dict[int, int] = {}
         self._releasing: set[int] = set()
         self._latencies: deque[float] = deque(maxlen=20_000)
+        self._zones_checked = time.monotonic()
         self._background: set[asyncio.Task[None]] = set()
         self._members: list[str] = []
         self._connected = False
@@ -181,6 +185,21 @@ class EvalWorker:
             )
             return kv
 
+    async def _check_zones(self) -> None:
+        """Zones edited through the API: every held partition switches to the new index."""
+        if time.monotonic() - self._zones_checked < _ZONE_CHECK_S:
+            return
+        self._zones_checked = time.monotonic()
+        zones, _ = await asyncio.to_thread(self._repo.list_zones, None, None, _ALL_ZONES, 0)
+        assert self._index is not None
+        if bus_state.zone_key(zones) == bus_state.zone_key(self._index.zones):
+            return
+        self._index = await asyncio.to_thread(ZoneIndex, list(zones))
+        for held in self._held.values():
+            held.next_index = self._index
+        self.counters["zone_reloads"] += 1
+        log.info("zones changed: %d zones now", len(zones))
+
     async def _round(self) -> None:
         await self._member_kv.put(self.name, str(time.time()).encode())
         try:
@@ -208,6 +227,10 @@ class EvalWorker:
                 task.add_done_callback(self._background.discard)
         for p in sorted(mine - set(self._held)):
             await self._take(p)
+        try:  # last: it may take a while, and the leases are renewed by now
+            await self._check_zones()
+        except Exception:  # the store may be away; judging goes on with the zones held
+            log.warning("zone check failed", exc_info=True)
 
     async def _renew(self, p: int) -> None:
         try:
@@ -224,7 +247,7 @@ class EvalWorker:
             rev = await self._lease_kv.create(f"p{p}", self.name.encode())
         except nats.js.errors.KeyWrongLastSequenceError:
             return  # still held by its previous owner; it will let go or lapse
-        state, state_rev = await self._load_state(p)
+        state, state_rev, cut = await self._load_state(p)
         held = HeldPartition(
             p,
             state,
@@ -237,6 +260,7 @@ class EvalWorker:
             store_ok=self._note_store,
             latencies=self._latencies,
         )
+        held.add_closed_for_edit(cut)
         await held.subscribe()
         self._held[p] = held
         self._lease_rev[p] = rev
@@ -300,12 +324,15 @@ class EvalWorker:
             zones.append(z)
         return ZoneIndex(zones)
 
-    async def _load_state(self, p: int) -> tuple[bus_state.PartitionState, int | None]:
+    async def _load_state(self, p: int) -> tuple[bus_state.PartitionState, int | None, list[Lead]]:
+        """The committed state (or a fresh one), its revision, and the leads a zone edit
+        since that commit has cut short."""
         assert self._index is not None
         try:
             entry = await self._state_kv.get(f"p{p}")
         except nats.js.errors.KeyNotFoundError:
-            return bus_state.PartitionState(LeadPipeline(self._index, VesselRegistry())), None
+            fresh = LeadPipeline(self._index, VesselRegistry())
+            return bus_state.PartitionState(fresh), None, []
         blob = entry.value or b""
         try:
             state = await asyncio.to_thread(bus_state.load, blob, self._index_for)
@@ -315,13 +342,14 @@ class EvalWorker:
             log.exception("state of p%d unusable; starting it empty", p)
             self.counters["states_discarded"] += 1
             fresh = LeadPipeline(self._index, VesselRegistry())
-            return bus_state.PartitionState(fresh, 0), entry.revision
+            return bus_state.PartitionState(fresh, 0), entry.revision, []
+        held: list[Lead] = []
         if state.pipeline.index is not self._index:
             # built against older zones: carry over onto the current ones (zone edit)
             state.pipeline, held = state.pipeline.rebuild(self._index)
             self.counters["states_rebuilt"] += 1
             log.info("p%d state rebuilt on current zones (%d leads held)", p, len(held))
-        return state, entry.revision
+        return state, entry.revision, held
 
     async def _on_disconnect(self) -> None:
         self._connected = False

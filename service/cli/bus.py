@@ -136,6 +136,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, worker.stop)
+        loop.add_signal_handler(signal.SIGUSR2, _dump_tasks)
         await worker.run()
 
     try:
@@ -144,6 +145,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
         probe.close()
         repo.close()
     return 0
+
+
+def _dump_tasks() -> None:
+    """`kill -USR2 PID`: where every coroutine of a worker waits."""
+    for task in asyncio.all_tasks():
+        print(f"--- {task.get_name()}", file=sys.stderr)
+        task.print_stack(file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _open_store(settings: Settings) -> Repository:

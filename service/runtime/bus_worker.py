@@ -42,7 +42,8 @@ from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.bus.worker")
 _ALL_ZONES = 1_000_000
-_ZONE_CHECK_S = 15.0  # how soon a zone edit through the API reaches the workers
+_ZONE_CHECK_S = 15.0
+_RELEASE_WAIT_S = 30.0  # how soon a zone edit through the API reaches the workers
 _COUNTERS = (
     "messages", "records", "records_rejected", "redeliveries", "messages_skipped_done",
     "positions_written", "lead_writes", "checkpoints", "fetch_errors", "store_retries",
@@ -282,8 +283,17 @@ class EvalWorker:
         if held is not None:
             held.stopping = True
         if task is not None:
-            with contextlib.suppress(Exception):
-                await task
+            try:
+                # bounded: a checkpoint that cannot finish (store or broker away) is
+                # given up; the next holder redoes that work from the committed state
+                await asyncio.wait_for(asyncio.shield(task), _RELEASE_WAIT_S)
+            except TimeoutError:
+                log.warning("p%d: final checkpoint timed out; leaving it uncommitted", p)
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+            except Exception:
+                log.warning("p%d: final checkpoint failed", p, exc_info=True)
         self._forget(p)
         self._releasing.discard(p)
         with contextlib.suppress(Exception):

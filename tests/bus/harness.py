@@ -122,7 +122,7 @@ class WorkerProc:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
 
-    def stop(self, timeout: float = 90.0) -> None:
+    def stop(self, timeout: float = 75.0) -> None:
         """SIGTERM and wait for the hand-over; a worker that hangs fails the test with
         its stacks (SIGUSR1) in the message."""
         if self.proc.poll() is not None:
@@ -131,8 +131,10 @@ class WorkerProc:
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.proc.send_signal(signal.SIGUSR1)
-            time.sleep(2)
+            self.proc.send_signal(signal.SIGUSR2)  # coroutine stacks
+            time.sleep(1)
+            self.proc.send_signal(signal.SIGUSR1)  # thread stacks
+            time.sleep(1)
             self.proc.kill()
             self.proc.wait(10)
             tail = self.log.read_text(errors="replace")[-6000:]

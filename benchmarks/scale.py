@@ -7,7 +7,7 @@ demo capture's fleet copied ``--copies`` times (MMSI + k) and replayed lap after
 its clock moved on, so episodes open and close all along. Baselines measured in the same
 run: single-process decoding (lines/s) and single-process evaluation without a store.
 
-    .venv/bin/python benchmarks/scale.py --records 150000 --sustain-s 180 --rate 6500
+    .venv/bin/python -m benchmarks.scale --records 150000 --sustain-s 180 --rate 6500
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import asyncio
 import dataclasses
 import json
 import os
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -25,10 +24,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.bus.harness import (  # noqa: E402
+from tests.support.bus_rig import (
     DEMO,
     PrivateNats,
     WorkerProc,
@@ -37,8 +33,8 @@ from tests.bus.harness import (  # noqa: E402
     fleet,
     worker_env,
 )
-from vigia.ingest.records import Record  # noqa: E402
-from vigia.service.settings import BusSettings  # noqa: E402
+from vigia.ingest.records import Record
+from vigia.service.settings import BusSettings
 
 PG = os.environ.get("VIGIA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432")
 

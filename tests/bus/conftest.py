@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.bus.harness import NATS_BIN, PrivateNats
+from tests.support.bus_rig import NATS_BIN, PrivateNats
 from vigia.service.settings import BusSettings
 
 

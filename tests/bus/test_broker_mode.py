@@ -13,7 +13,7 @@ from pathlib import Path
 import nats
 import pytest
 
-from tests.bus.harness import DEMO, WorkerProc, stored_positions, wait_drained, worker_env
+from tests.support.bus_rig import DEMO, WorkerProc, stored_positions, wait_drained, worker_env
 from vigia.alerts.lead import Lead
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.sources import FileSource

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.bus.harness import (
+from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from tests.support.bus_rig import (
     PrivateNats,
     WorkerProc,
     batches,
@@ -29,7 +30,6 @@ from tests.bus.harness import (
     wait_drained,
     worker_env,
 )
-from tests.storage.pgcluster import PG_BIN, PrivateCluster
 from vigia.service.db.protocol import LeadQuery
 from vigia.service.db.store import open_repository
 from vigia.service.http.app import Runtime

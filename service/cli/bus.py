@@ -139,8 +139,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
         loop.add_signal_handler(signal.SIGUSR2, _dump_tasks)
         await worker.run()
 
+    # not asyncio.run: its shutdown waits for every task to finish cancelling, and a
+    # client task that ignores cancellation would keep a stopped worker alive forever
+    loop = asyncio.new_event_loop()
     try:
-        asyncio.run(main())
+        loop.run_until_complete(main())
     finally:
         probe.close()
         repo.close()

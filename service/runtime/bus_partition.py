@@ -166,8 +166,22 @@ class HeldPartition:
             await self.unsubscribe()
 
     async def _fetch_and_process(self) -> None:
+        wait = min(1.0, self._settings.checkpoint_s)
+        fetch = asyncio.ensure_future(self._sub.fetch(_FETCH, timeout=wait))
+        # a fetch has been seen to outlive its own timeout (and ignore cancellation):
+        # never wait on one unboundedly, or this partition could not be handed over
+        done, _ = await asyncio.wait({fetch}, timeout=wait + 10)
+        if not done:
+            fetch.cancel()
+            self._counters["fetch_stuck"] += 1
+            log.warning("fetch on p%d stuck; rebinding", self.partition)
+            await self.unsubscribe()
+            self._sub = await self._js.pull_subscribe_bind(
+                self._names.durable(self.partition), self._names.stream
+            )
+            return
         try:
-            msgs = await self._sub.fetch(_FETCH, timeout=min(1.0, self._settings.checkpoint_s))
+            msgs = fetch.result()
         except (TimeoutError, nats.errors.TimeoutError):
             self._idle_tick()
             return

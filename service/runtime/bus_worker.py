@@ -49,8 +49,14 @@ _COUNTERS = (
     "positions_written", "lead_writes", "checkpoints", "fetch_errors", "store_retries",
     "state_retries", "lead_publish_retries", "ack_errors", "leases_lost", "commits_refused",
     "partitions_taken", "partitions_released", "states_discarded", "states_rebuilt",
-    "zone_reloads",
+    "zone_reloads", "fetch_stuck",
 )  # fmt: skip
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    """Cancel and give it a moment; never hang on a task that ignores cancellation."""
+    task.cancel()
+    await asyncio.wait({task}, timeout=5)
 
 
 def owner(partition: int, members: Sequence[str]) -> str | None:
@@ -289,9 +295,7 @@ class EvalWorker:
                 await asyncio.wait_for(asyncio.shield(task), _RELEASE_WAIT_S)
             except TimeoutError:
                 log.warning("p%d: final checkpoint timed out; leaving it uncommitted", p)
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+                await _cancel(task)
             except Exception:
                 log.warning("p%d: final checkpoint failed", p, exc_info=True)
         self._forget(p)
@@ -303,9 +307,7 @@ class EvalWorker:
     async def _abandon(self, p: int) -> None:
         task = self._tasks.get(p)
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await _cancel(task)
         held = self._held.get(p)
         if held is not None:
             await held.unsubscribe()

@@ -44,3 +44,18 @@ if [ -n "${PGVER}" ]; then
   fi
   psql -h 127.0.0.1 -U postgres -d "${DB}" -qc "create extension if not exists postgis"
 fi
+
+# NATS with JetStream for broker mode and its tests: start one at 127.0.0.1:4222 only if
+# nothing answers there (an existing server, shared by others, is left alone). The tests
+# that restart a broker start their own private one on a free port.
+if ! (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
+  if ! command -v nats-server >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq nats-server >/dev/null
+  fi
+  NATS_DIR=${VIGIA_NATS_DIR:-/var/lib/vigia-nats}
+  mkdir -p "${NATS_DIR}"
+  nohup nats-server -js -a 127.0.0.1 -p 4222 -sd "${NATS_DIR}" >"${NATS_DIR}/server.log" 2>&1 &
+  for _ in $(seq 1 30); do (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null && break; sleep 0.5; done
+fi

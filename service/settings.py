@@ -146,6 +146,30 @@ class ZoneSettings(BaseSettings):
     load_bundled: bool = True
 
 
+class BusSettings(BaseSettings):
+    """Broker mode (NATS JetStream): off by default, the service then runs as one process.
+
+    ``partitions`` fixes how MMSIs map to subjects (``mmsi % partitions``); every ingest
+    and evaluation process of one deployment must agree on it, and changing it needs an
+    empty stream (a vessel would otherwise sit in two partitions at once).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_BUS_", extra="ignore")
+
+    url: str = "nats://127.0.0.1:4222"
+    prefix: str = Field(default="vigia", pattern=r"^[a-z][a-z0-9_]*$")
+    partitions: int = Field(default=16, ge=1, le=1024)
+    # records per bus message: one publish per partition per ingest batch
+    batch: int = Field(default=2_000, gt=0, le=50_000)
+    # a held partition is released by its owner (or freed by this TTL when it dies)
+    lease_ttl_s: float = Field(default=6.0, ge=1.0)
+    # how often a worker stores positions/leads, saves partition state and acks
+    checkpoint_s: float = Field(default=1.0, gt=0)
+    max_ack_pending: int = Field(default=200, gt=0)
+    stream_max_age_s: float = Field(default=7 * 86_400.0, gt=0)
+    stream_max_bytes: int = Field(default=10 * 2**30, gt=0)
+
+
 class Settings(BaseModel):
     """Every concern's settings together."""
 
@@ -154,6 +178,7 @@ class Settings(BaseModel):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     zones: ZoneSettings = Field(default_factory=ZoneSettings)
+    bus: BusSettings = Field(default_factory=BusSettings)
 
     @classmethod
     def load(cls) -> Settings:
@@ -164,6 +189,7 @@ class Settings(BaseModel):
             ingest=IngestSettings(),
             auth=AuthSettings(),
             zones=ZoneSettings(),
+            bus=BusSettings(),
         )
 
 

@@ -17,6 +17,7 @@ _COMMAND_MODULES = (
     "vigia.service.cli.serve",
     "vigia.service.cli.apikey",
     "vigia.service.cli.healthcheck",
+    "vigia.service.cli.bus",
 )
 
 

@@ -37,11 +37,15 @@ HEARTBEAT_EVERY_S = 10.0
 
 def _run_worker_only(settings: Settings) -> int:
     from vigia.service.http.app import Runtime
+    from vigia.service.http.probe import worker_probe
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     runtime = Runtime.start(settings, with_worker=True)
+    # no API here, but the worker's own /healthz and /metrics on the API port: a split
+    # deployment is otherwise blind to the process that does the storing
+    probe = worker_probe(runtime, settings.api.host, settings.api.port)
     beat = os.environ.get(HEARTBEAT_ENV)
     try:
         # no HTTP here: a heartbeat file, touched while the store answers, tells a
@@ -52,6 +56,7 @@ def _run_worker_only(settings: Settings) -> int:
             if stop.wait(HEARTBEAT_EVERY_S):
                 break
     finally:
+        probe.close()
         runtime.close()
     return 0
 

@@ -118,9 +118,9 @@ def test_worker_only_ingests_without_serving_and_stops_cleanly(
         "VIGIA_HEARTBEAT_FILE": str(tmp_path / "alive"),
     }
     port = _free_port()
-    health = [*_vigia(), "healthcheck", "--port", str(port)]
+    health_cmd = [*_vigia(), "healthcheck", "--port", str(port)]
     # nothing running: the container's health check must say so
-    assert subprocess.run(health, env=env, cwd=tmp_path, timeout=60).returncode == 1
+    assert subprocess.run(health_cmd, env=env, cwd=tmp_path, timeout=60).returncode == 1
     proc = subprocess.Popen(
         [*_vigia(), "serve", "--worker-only", "--port", str(port), "--log-level", "warning"],
         cwd=tmp_path,
@@ -144,10 +144,20 @@ def test_worker_only_ingests_without_serving_and_stops_cleanly(
                 finally:
                     repo.close()
         assert lines == 898
-        with socket.socket() as s:  # no API in this mode
-            assert s.connect_ex(("127.0.0.1", port)) != 0
-        # ... yet the health check sees the worker alive, by its heartbeat
-        assert subprocess.run(health, env=env, cwd=tmp_path, timeout=60).returncode == 0
+        # no API in this mode, but the worker's own probe: healthy, and its metrics show
+        # what it stored (an API process beside it would say 0)
+        status, health = _get(f"http://127.0.0.1:{port}/healthz", None)
+        assert status == 200 and health["worker_running"] is True
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+            metrics = r.read().decode()
+        assert "vigia_worker_running 1.0" in metrics
+        stored = [ln for ln in metrics.splitlines() if ln.startswith("vigia_positions_stored")]
+        assert stored and float(stored[0].split()[-1]) > 0, stored
+        with pytest.raises(urllib.error.HTTPError) as err:  # and no API routes
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/leads", timeout=10)
+        assert err.value.code == 404
+        # ... and the container health check sees the worker alive (probe or heartbeat)
+        assert subprocess.run(health_cmd, env=env, cwd=tmp_path, timeout=60).returncode == 0
     finally:
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=30)

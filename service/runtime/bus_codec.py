@@ -1,0 +1,205 @@
+"""What goes on the bus: subject names, the MMSI -> partition map, and the record codec.
+
+A bus message carries one partition's slice of one ingest batch (JSON, one array per
+record) so a vessel's records keep their order and the broker sees hundreds of records
+per publish instead of one. Decoding trusts nothing: a malformed record is skipped and
+counted, never raised into the worker.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vigia.ingest.records import Position, Record, StaticData
+
+#: message format version; a worker skips (and counts) messages of a version it does not know
+FORMAT = 1
+_MAX_RAW = 8  # sentences per record (a type 5 has two; anything more is not AIS)
+_MAX_TEXT = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class Subjects:
+    """Every name one deployment uses, derived from its prefix."""
+
+    prefix: str = "vigia"
+
+    @property
+    def stream(self) -> str:
+        return f"{self.prefix.upper()}_REC"
+
+    def records(self, partition: int) -> str:
+        return f"{self.prefix}.rec.{partition}"
+
+    @property
+    def records_all(self) -> str:
+        return f"{self.prefix}.rec.>"
+
+    @property
+    def lead_stream(self) -> str:
+        return f"{self.prefix.upper()}_LEADS"
+
+    def lead(self, rule: str, status: str) -> str:
+        return f"{self.prefix}.lead.{status}.{rule}"
+
+    @property
+    def leads_all(self) -> str:
+        return f"{self.prefix}.lead.>"
+
+    def durable(self, partition: int) -> str:
+        return f"{self.prefix}-p{partition}"
+
+    @property
+    def state_bucket(self) -> str:
+        return f"{self.prefix}-state"
+
+    @property
+    def lease_bucket(self) -> str:
+        return f"{self.prefix}-leases"
+
+    @property
+    def member_bucket(self) -> str:
+        return f"{self.prefix}-members"
+
+
+def partition_of(mmsi: int, partitions: int) -> int:
+    """The fixed MMSI -> partition map every process of a deployment shares."""
+    return mmsi % partitions
+
+
+def _p(r: Position) -> list[Any]:
+    return [
+        "P", r.mmsi, r.t, r.msg_type, r.lon, r.lat, r.sog, r.cog, r.heading,
+        r.nav_status, r.accuracy, r.source, list(r.raw),
+    ]  # fmt: skip
+
+
+def _s(r: StaticData) -> list[Any]:
+    return [
+        "S", r.mmsi, r.t, r.msg_type, r.name, r.callsign, r.imo, r.ship_type, r.length_m,
+        r.beam_m, r.destination, r.part, r.source, list(r.raw),
+    ]  # fmt: skip
+
+
+def encode(records: Sequence[Record], wall: float) -> bytes:
+    """One bus message body for these records (positions and static data only), with
+    the ingest's clock when it read them (how a worker tells a live feed from a replay)."""
+    rows = [_p(r) if type(r) is Position else _s(r) for r in records]  # type: ignore[arg-type]
+    return json.dumps({"v": FORMAT, "w": wall, "r": rows}, separators=(",", ":")).encode()
+
+
+def wanted(record: Record) -> bool:
+    """Whether a record travels on the bus (evaluation needs nothing else)."""
+    return type(record) is Position or type(record) is StaticData
+
+
+def _int(v: Any, lo: int = -(2**62), hi: int = 2**62) -> int:
+    if type(v) is not int or not lo <= v <= hi:
+        raise ValueError("bad integer")
+    return v
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else _int(v)
+
+
+def _num(v: Any) -> float:
+    if type(v) not in (int, float) or not math.isfinite(v):
+        raise ValueError("bad number")
+    return float(v)
+
+
+def _opt_num(v: Any) -> float | None:
+    return None if v is None else _num(v)
+
+
+def _opt_str(v: Any) -> str | None:
+    if v is None:
+        return None
+    if type(v) is not str or len(v) > _MAX_TEXT:
+        raise ValueError("bad text")
+    return v
+
+
+def _str(v: Any) -> str:
+    out = _opt_str(v)
+    if out is None:
+        raise ValueError("missing text")
+    return out
+
+
+def _raw(v: Any) -> tuple[str, ...]:
+    if type(v) is not list or len(v) > _MAX_RAW:
+        raise ValueError("bad raw sentences")
+    return tuple(_str(x) for x in v)
+
+
+def _opt_bool(v: Any) -> bool | None:
+    if v is None or type(v) is bool:
+        return v
+    raise ValueError("bad flag")
+
+
+def _record(row: Any) -> Record:
+    if type(row) is not list or not row:
+        raise ValueError("not a record")
+    if row[0] == "P" and len(row) == 13:
+        return Position(
+            mmsi=_int(row[1], 0, 999_999_999), t=_num(row[2]), msg_type=_int(row[3], 0, 63),
+            lon=_opt_num(row[4]), lat=_opt_num(row[5]), sog=_opt_num(row[6]),
+            cog=_opt_num(row[7]), heading=_opt_int(row[8]), nav_status=_opt_int(row[9]),
+            accuracy=_opt_bool(row[10]), source=_str(row[11]), raw=_raw(row[12]),
+        )  # fmt: skip
+    if row[0] == "S" and len(row) == 14:
+        return StaticData(
+            mmsi=_int(row[1], 0, 999_999_999), t=_num(row[2]), msg_type=_int(row[3], 0, 63),
+            name=_opt_str(row[4]), callsign=_opt_str(row[5]), imo=_opt_int(row[6]),
+            ship_type=_opt_int(row[7]), length_m=_opt_num(row[8]), beam_m=_opt_num(row[9]),
+            destination=_opt_str(row[10]), part=_opt_str(row[11]), source=_str(row[12]),
+            raw=_raw(row[13]),
+        )  # fmt: skip
+    raise ValueError("unknown record kind")
+
+
+def decode(body: bytes, partition: int, partitions: int) -> tuple[list[Record], int, float | None]:
+    """Records of one bus message, how many were skipped as malformed or misrouted, and
+    the ingest clock it carries (None when absent or not a finite number).
+
+    A record whose MMSI does not belong to ``partition`` is skipped too: evaluating it
+    here would split that vessel's state over two workers.
+    """
+    try:
+        doc = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return [], 1, None
+    if type(doc) is not dict or doc.get("v") != FORMAT or type(doc.get("r")) is not list:
+        return [], 1, None
+    wall: Any = doc.get("w")
+    if type(wall) not in (int, float) or not math.isfinite(wall):
+        wall = None
+    out: list[Record] = []
+    bad = 0
+    for row in doc["r"]:
+        try:
+            rec = _record(row)
+        except (ValueError, TypeError):
+            bad += 1
+            continue
+        if partition_of(rec.mmsi, partitions) != partition:
+            bad += 1
+            continue
+        out.append(rec)
+    return out, bad, None if wall is None else float(wall)
+
+
+def split(records: Iterable[Record], partitions: int) -> dict[int, list[Record]]:
+    """Records grouped by partition, each group in arrival order."""
+    out: dict[int, list[Record]] = {}
+    for r in records:
+        if wanted(r):
+            out.setdefault(partition_of(r.mmsi, partitions), []).append(r)
+    return out

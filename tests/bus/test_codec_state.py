@@ -1,0 +1,98 @@
+"""The bus record codec and the partition state snapshot, without a broker."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import zlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.support.bus_rig import batches, demo_records, reference_leads
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.records import Position, StaticData
+from vigia.ingest.registry import VesselRegistry
+from vigia.service.runtime import bus_state
+from vigia.service.runtime.bus_codec import decode, encode, partition_of, split
+from vigia.zones.catalogue import bundled_zones_dir, load_zones
+from vigia.zones.evaluate import ZoneIndex
+
+
+def test_records_cross_the_bus_unchanged_and_in_their_partition() -> None:
+    records = demo_records()
+    parts = split(records, 4)
+    assert sum(len(v) for v in parts.values()) == len(records)
+    for p, recs in parts.items():
+        assert all(partition_of(r.mmsi, 4) == p for r in recs)
+        back, bad, wall = decode(encode(recs, 12.5), p, 4)
+        assert bad == 0 and wall == 12.5
+        assert back == recs  # same values, same order
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_decode_to_a_count_never_an_exception(body: bytes) -> None:
+    recs, bad, _ = decode(body, 0, 1)
+    assert recs == [] or bad >= 0
+
+
+def test_hostile_rows_are_skipped_and_counted() -> None:
+    good = Position(mmsi=710000001, t=1.0, msg_type=1, lon=-43.0, lat=-23.0, source="s")
+    rows = json.loads(encode([good], 0.0))["r"]
+    hostile = [
+        ["P", "710000001", *rows[0][2:]],  # MMSI as text
+        ["P", 710000001, float("nan"), *rows[0][3:]],  # NaN is not JSON but Python allows it
+        ["S", 1, 2.0],  # short
+        ["X"],
+        ["P", 710000002, *rows[0][2:]],  # another partition's vessel (2 partitions)
+        [*rows[0][:-1], ["x"] * 100],  # too many raw sentences
+    ]
+    body = json.dumps({"v": 1, "w": 0.0, "r": [*hostile, rows[0]]}).encode()
+    recs, bad, _ = decode(body, partition_of(710000001, 2), 2)
+    assert recs == [good] and bad == len(hostile)
+    assert decode(b'{"v": 99, "r": []}', 0, 1) == ([], 1, None)
+
+
+def _pipeline() -> LeadPipeline:
+    return LeadPipeline(ZoneIndex(load_zones([bundled_zones_dir()])), VesselRegistry())
+
+
+def test_a_pipeline_restored_mid_capture_raises_the_same_leads() -> None:
+    records = demo_records()
+    chunks = batches(records, 50)
+    want = reference_leads(chunks)
+    assert len(want) >= 5
+    live = _pipeline()
+    index = live.index
+    got = {}
+    for i, batch in enumerate(chunks):
+        if i % 3 == 0:  # move the state through bytes, as a partition move does
+            blob = bus_state.dump(bus_state.PartitionState(live, i))
+            state = bus_state.load(blob, lambda key: index)
+            assert state.seq == i
+            live = state.pipeline
+        for r in batch:
+            if type(r) is StaticData:
+                live.registry.update(r)
+        for lead in live.process(batch) + live.expire(live.stream_time):
+            got[lead.id] = lead
+    for lead in live.open_leads():
+        got[lead.id] = lead
+    assert {k: v.to_json() for k, v in got.items()} == {k: v.to_json() for k, v in want.items()}
+
+
+def test_a_forged_state_cannot_run_code() -> None:
+    class Evil:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (print, ("owned",))
+
+    header = json.dumps({"zones": [], "seq": 1}).encode()
+    body = zlib.compress(pickle.dumps(Evil()))
+    blob = b"VGS1" + len(header).to_bytes(4, "big") + header + body
+    index = ZoneIndex([])
+    with pytest.raises(bus_state.StateError, match="not allowed"):
+        bus_state.load(blob, lambda key: index)
+    for junk in (b"", b"VGS1", b"VGS1\x00\x00\x00\x02{}", b"nope" * 10):
+        with pytest.raises(bus_state.StateError):
+            bus_state.load(junk, lambda key: index)

@@ -94,7 +94,7 @@ def run_ingest(args: argparse.Namespace) -> int:
     from vigia.service.http.probe import ProbeServer
     from vigia.service.runtime.bus_ingest import BusIngest
     from vigia.service.runtime.bus_publisher import process_name
-    from vigia.service.runtime.worker import LineSource, sources_from_settings
+    from vigia.service.runtime.feeds import LineSource, sources_from_settings
 
     settings = _setup(args)
     name = args.name or process_name("ingest")

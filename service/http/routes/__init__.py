@@ -10,6 +10,7 @@ from vigia.service.http.routes import (
     health,
     keys,
     leads,
+    map_layers,
     vessels,
     zones,
 )
@@ -17,5 +18,5 @@ from vigia.service.http.routes import (
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
-    for module in (health, zones, vessels, leads, keys, ballast, ballast_arrivals):
+    for module in (health, zones, vessels, leads, keys, ballast, ballast_arrivals, map_layers):
         app.include_router(module.router)

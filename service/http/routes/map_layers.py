@@ -19,7 +19,12 @@ from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.http.deps import ROLES, get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.ballast import Ballast
-from vigia.service.http.routes.params import BBOX_DESCRIPTION, GeoJSONResponse, parse_bbox
+from vigia.service.http.routes.params import (
+    BBOX_DESCRIPTION,
+    GEOJSON_MEDIA_TYPE,
+    GeoJSONResponse,
+    parse_bbox,
+)
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
@@ -32,6 +37,52 @@ LAND_WINDOW = (-75.0, -40.0, -20.0, 10.0)
 LAND_TOLERANCE_DEG = 0.0005
 MAX_VESSELS = 100_000
 _ALL_ZONES = 100_000
+
+EXAMPLE_LAND: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {
+                "type": "MultiPolygon",
+                "coordinates": [[[[-43.2, -22.9], [-43.1, -22.9], [-43.1, -22.8], [-43.2, -22.9]]]],
+            },
+            "properties": {"kind": "land"},
+        }
+    ],
+    "properties": {"source": "Natural Earth 10m admin-0 + DHN ENC LNDARE (Rio)"},
+}
+EXAMPLE_BANDS: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [-40.05, -22.37]},
+            "properties": {
+                "id": "plat-p66",
+                "kind": "platform",
+                "name": "P-66",
+                "authority": None,
+                "valid_from": None,
+                "valid_to": None,
+                "role": "reference",
+                "band": None,
+                "width_m": 500.0,
+            },
+        }
+    ],
+}
+EXAMPLE_VESSELS: dict[str, Any] = {
+    "columns": ["mmsi", "lon", "lat", "cog", "heading", "sog", "t", "class", "ship_type", "name"],
+    "now": "2024-03-01T12:00:05Z",
+    "vessels": [
+        [710000001, -43.17, -22.9, 91.0, 90, 8.2, "2024-03-01T12:00:00Z", "vessel", 30, "MARIA"]
+    ],
+}
+
+
+def _example(example: dict[str, Any], media: str = GEOJSON_MEDIA_TYPE) -> dict[int | str, Any]:
+    return {200: {"content": {media: {"example": example}}}, **problem_responses(401, 403, 422)}
 
 
 @runtime_checkable
@@ -70,7 +121,7 @@ def land_geojson(request: Request, ballast: Any) -> dict[str, Any]:
     "/map/land",
     summary="Land polygons for the dashboard's background (GeoJSON)",
     response_class=GeoJSONResponse,
-    responses=problem_responses(401, 403),
+    responses=_example(EXAMPLE_LAND),
 )
 def get_land(request: Request, ballast: Ballast) -> GeoJSONResponse:
     """The ballast basemap's land in the Brazilian window, simplified to about 50 m."""
@@ -124,7 +175,7 @@ def zone_bands(zones: list[Any]) -> dict[str, Any]:
     "/map/zones",
     summary="Zones with their rule bands, for maps (GeoJSON)",
     response_class=GeoJSONResponse,
-    responses=problem_responses(401, 403),
+    responses=_example(EXAMPLE_BANDS),
 )
 def get_zone_bands(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
     """Each current zone's reference geometry (``role: reference``) and the bands the rules
@@ -136,7 +187,7 @@ def get_zone_bands(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJ
 @router.get(
     "/map/vessels",
     summary="Latest positions with name, type and age, compact, for maps",
-    responses=problem_responses(401, 403, 422),
+    responses=_example(EXAMPLE_VESSELS, "application/json"),
 )
 def get_map_vessels(
     repo: Annotated[Repository, Depends(get_repository)],
@@ -192,7 +243,13 @@ def get_map_vessels(
     "/me",
     summary="The calling key's name and role (what a client may offer)",
     responses={
-        200: {"content": {"application/json": {"example": {"name": "cpsp", "role": "viewer"}}}},
+        200: {
+            "content": {
+                "application/json": {
+                    "example": {"name": "cpsp", "role": "viewer", "roles": ["viewer"]}
+                }
+            }
+        },
         **problem_responses(401, 403),
     },
 )

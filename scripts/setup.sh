@@ -10,6 +10,14 @@ export UV_PYTHON_DOWNLOADS=never  # use the machine's Python; never fetch one
 python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install -q "uv==0.13.9"
 python3 -m uv sync --locked --extra dev
 
+# the dashboard's browser tests drive Debian's chromium through Playwright (never a
+# browser downloaded by `playwright install`, which cannot be fetched here)
+if ! command -v chromium >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium >/dev/null
+fi
+
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
 if [ -n "${PGVER}" ]; then
   if [ ! -f "/usr/share/postgresql/${PGVER}/extension/postgis.control" ]; then

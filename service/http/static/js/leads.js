@@ -149,6 +149,13 @@ export class LeadPanel {
     add("d.status", t("st." + l.status));
     add("d.evidence", String(l.evidence?.length ?? 0));
     d.append(h, dl);
+    if (this.notice) {
+      // said once, after the move, in the rebuilt detail
+      const p = document.createElement("p");
+      p.className = "notice"; p.setAttribute("role", "status"); p.textContent = this.notice;
+      d.append(p);
+      this.notice = null;
+    }
     if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "basis"], l.deadlines, [t("name"), t("d.due"), t("d.basis")]));
     const repeats = l.repeat_offences ?? l.repeats ?? l.recidivism;
     if (repeats) {
@@ -182,9 +189,9 @@ export class LeadPanel {
         const msg = form.querySelector(".msg");
         try {
           const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
+          this.notice = t("wf.done");
           this.put(out);
-          msg.textContent = t("wf.done");
-          this.select(l.id, { fit: false });
+          await this.select(l.id, { fit: false });
         } catch (err) { msg.textContent = `${t("err")}: ${err.message}`; msg.className = "msg error"; }
       });
       box.append(form);

@@ -110,7 +110,7 @@ export class VigiaMap {
     m.addLayer({ id: "vessel-dot", type: "circle", source: "vessels", filter: ["!", ["get", "moving"]],
       paint: { "circle-radius": 3.5, "circle-color": colour, "circle-opacity": opacity, "circle-stroke-color": "#222", "circle-stroke-width": 0.6, "circle-stroke-opacity": opacity } });
     m.addLayer({ id: "vessel-arrow", type: "symbol", source: "vessels", filter: ["get", "moving"],
-      layout: { "icon-image": "arrow", "icon-size": 0.55, "icon-rotate": ["get", "dir"], "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true },
+      layout: { "icon-image": "arrow", "icon-size": 0.7, "icon-rotate": ["get", "dir"], "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true },
       paint: { "icon-color": colour, "icon-opacity": opacity, "icon-halo-color": "#222", "icon-halo-width": 1 } });
     m.addLayer({ id: "lead-ring", type: "circle", source: "leads", paint: {
       "circle-radius": ["case", ["get", "sar"], 13, 9], "circle-color": "rgba(0,0,0,0)",

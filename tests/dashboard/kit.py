@@ -1,0 +1,183 @@
+"""A real ``vigia serve`` fed over a real TCP socket, and the Debian chromium, for the
+dashboard's browser tests and its benchmark."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import aisgen  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+#: the brief's flags: no GPU, and nothing the browser would fetch on its own
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DEMO = ROOT / "data" / "demo" / "rio_demo.nmea"
+SCREENSHOTS = ROOT / "build" / "screenshots"
+P52_ID = "platform-BR322900-37114"  # platform P-52 of the bundled zones
+
+
+def vigia_cmd() -> list[str]:
+    exe = shutil.which("vigia") or str(Path(sys.executable).with_name("vigia"))
+    return [exe] if Path(exe).exists() else [sys.executable, "-m", "vigia.service.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class FeedServer:
+    """An AIS feed on 127.0.0.1 that the service connects to (``VIGIA_INGEST_TCP_FEEDS``);
+    lines sent while no client is connected wait in order until one is."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.port = int(self.sock.getsockname()[1])
+        self.conn: socket.socket | None = None
+        self.connected = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conn = conn
+            self.connected.set()
+
+    def send(self, lines: list[str]) -> float:
+        """Write lines to the connected service; returns the time the last one left."""
+        if not self.connected.wait(60):
+            raise TimeoutError("the service never connected to the feed")
+        assert self.conn is not None
+        self.conn.sendall(("\r\n".join(lines) + "\r\n").encode())
+        return time.time()
+
+    def close(self) -> None:
+        self.sock.close()
+        if self.conn is not None:
+            self.conn.close()
+
+
+@dataclass
+class Service:
+    """``vigia serve`` on a free port in its own folder (SQLite), with keys by role."""
+
+    workdir: Path
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    proc: subprocess.Popen[str] | None = None
+    keys: dict[str, str] = field(default_factory=dict)
+    feed: FeedServer | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, extra_env: dict[str, str] | None = None) -> Service:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
+        env.pop("DATABASE_URL", None)
+        for role in ("viewer", "inspector"):
+            out = subprocess.run(
+                [*vigia_cmd(), "apikey", "create", "--role", role, "--name", f"{role}-ui"],
+                cwd=self.workdir,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+            self.keys[role] = out.stdout.strip()
+        self.feed = FeedServer()
+        env["VIGIA_INGEST_TCP_FEEDS"] = f"127.0.0.1:{self.feed.port}"
+        env["VIGIA_INGEST_FLUSH_INTERVAL_S"] = "0.2"
+        env.update(extra_env or {})
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [*vigia_cmd(), "serve", "--port", str(self.port), "--log-level", "warning"],
+            cwd=self.workdir,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.workdir / "serve.log", "w"),  # noqa: SIM115 - lives with the process
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError((self.workdir / "serve.log").read_text())
+            try:
+                self.get("/healthz")
+                return self
+            except (OSError, urllib.error.URLError):
+                time.sleep(0.3)
+        raise TimeoutError("vigia serve did not answer in 120 s")
+
+    def get(self, path: str, role: str | None = "viewer") -> Any:
+        headers = {"X-API-Key": self.keys[role]} if role else {}
+        req = urllib.request.Request(self.base + path, headers=headers)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())
+
+    def wait_leads(self, n: int, timeout: float = 60) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            leads: list[dict[str, Any]] = self.get("/leads?limit=500")["leads"]
+            if len(leads) >= n:
+                return leads
+            time.sleep(0.1)
+        raise TimeoutError(f"fewer than {n} leads after {timeout} s")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        if self.feed is not None:
+            self.feed.close()
+
+
+def demo_lines() -> list[str]:
+    return [ln for ln in DEMO.read_text().splitlines() if ln and not ln.startswith("#")]
+
+
+def platform_pass(
+    mmsi: int, t0: float, dist_m: float = 300.0, name: str = "TEST PASS"
+) -> list[str]:
+    """A ship steaming north past P-52 ``dist_m`` east of it (inside its 500 m ring)."""
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+
+    p52 = next(z for z in load_zones([bundled_zones_dir()]) if z.id == P52_ID).geometry
+    cpa = aisgen.fwd(p52.x, p52.y, 90, dist_m)
+    start = aisgen.fwd(*cpa, 180, 12 * aisgen.KN * 10 * 10)
+    fixes = aisgen.run(*start, course=0, sog_kn=12.0, t0=t0, dt_s=10, n=21)
+    static = aisgen.static_lines(mmsi, t0 - 30, name=name, ship_type=80, length_m=200)
+    return [*static, *(s for _, s in aisgen.lines_for(mmsi, fixes))]

@@ -96,6 +96,8 @@ async function start(session) {
   if (feats.stream) state.stream = connect();
   else { live("missing"); pollLeads(leads); }
   await Promise.all([map.loadBackground(), refreshVessels(map)]);
+  map.map.resize();
+  map.map.fitBounds(COAST, { duration: 0, padding: 10 });
   state.loaded = true;
   document.body.dataset.loaded = "true";
 }

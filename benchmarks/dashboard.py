@@ -32,7 +32,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "dashboard"))

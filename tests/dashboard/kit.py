@@ -69,7 +69,9 @@ class FeedServer:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
-            self.conn = conn
+            if self.conn is not None:
+                self.conn.close()
+            self.conn = conn  # a reconnecting service gets the lines sent from now on
             self.connected.set()
 
     def send(self, lines: list[str]) -> float:

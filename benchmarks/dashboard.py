@@ -1,7 +1,7 @@
 """The dashboard in the real browser with 20,000 vessels moving: frame time and the time
 from a lead event to its row in the panel.
 
-Usage: python benchmarks/dashboard.py [--vessels 20000] [--period 5] [--seconds 20]
+Usage: python -m benchmarks.dashboard [--vessels 20000] [--period 5] [--seconds 20]
 
 Runs ``vigia serve`` (SQLite, in a temporary folder) fed over a real TCP socket, puts
 ``--vessels`` synthetic vessels (type 1 reports, moving at 5-20 kn) off the Brazilian
@@ -27,19 +27,17 @@ import argparse
 import math
 import random
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "dashboard"))
-sys.path.insert(0, str(ROOT / "scripts"))
+from playwright.sync_api import sync_playwright
 
-import aisgen  # noqa: E402
-from kit import CHROMIUM, CHROMIUM_ARGS, Service, platform_pass  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from scripts import aisgen
+from tests.support.dashboard import CHROMIUM, CHROMIUM_ARGS, Service, platform_pass
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FRAMES_JS = """(ms) => new Promise((resolve) => {
   const out = []; const longs = [];

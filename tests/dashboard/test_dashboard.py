@@ -8,8 +8,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from conftest import Watched
-from kit import Service, platform_pass
+
+from tests.support.dashboard import Service, Watched, platform_pass
 
 pytestmark = pytest.mark.slow
 

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
+from scripts import aisgen
 
-import aisgen  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 CHROMIUM = "/usr/bin/chromium"
 #: the brief's flags: no GPU, and nothing the browser would fetch on its own
@@ -183,3 +182,30 @@ def platform_pass(
     fixes = aisgen.run(*start, course=0, sog_kn=12.0, t0=t0, dt_s=10, n=21)
     static = aisgen.static_lines(mmsi, t0 - 30, name=name, ship_type=80, length_m=200)
     return [*static, *(s for _, s in aisgen.lines_for(mmsi, fixes))]
+
+
+class Watched:
+    """A page with every console message, page error and request it made."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.console: list[tuple[str, str]] = []
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: self.console.append((m.type, m.text)))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+    def sign_in(self, service: Service, role: str = "inspector") -> None:
+        self.page.goto(service.base + "/")
+        self.page.fill("#key", service.keys[role])
+        self.page.click("#signin-form button[type=submit]")
+        self.page.wait_for_selector("body[data-loaded=true]", state="attached", timeout=60_000)
+        # the map has drawn once the style is loaded and no tile or source is pending
+        self.page.wait_for_function("window.__vigia.map.map.loaded()", timeout=30_000)
+
+    def shot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        return path

@@ -27,6 +27,14 @@ if ! command -v pdftoppm >/dev/null 2>&1; then
   apt-get install -y -qq poppler-utils >/dev/null
 fi
 
+# the dashboard's browser tests drive Debian's chromium through Playwright (never a
+# browser downloaded by `playwright install`, which cannot be fetched here)
+if ! command -v chromium >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium >/dev/null
+fi
+
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
 if [ -n "${PGVER}" ]; then
   if [ ! -f "/usr/share/postgresql/${PGVER}/extension/postgis.control" ]; then

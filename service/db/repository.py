@@ -163,6 +163,18 @@ class SqlRepository:
             row = conn.execute(select(*cols).where(Vessel.mmsi == mmsi)).first()
         return None if row is None else row_vessel(row._mapping)
 
+    def vessels_static(self, mmsis: list[int]) -> list[VesselInfo]:
+        """Static data of the known vessels among ``mmsis``, in chunks (SQLite caps the
+        number of bound parameters)."""
+        cols = [getattr(Vessel, c) for c in VESSEL_COLUMNS]
+        out: list[VesselInfo] = []
+        with self._tx() as conn:
+            for i in range(0, len(mmsis), 5000):
+                chunk = mmsis[i : i + 5000]
+                rows = conn.execute(select(*cols).where(Vessel.mmsi.in_(chunk))).all()
+                out.extend(row_vessel(r._mapping) for r in rows)
+        return out
+
     def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
         """Each vessel's latest position (inclusive bbox), by MMSI."""
         params: dict[str, Any] = {"limit": limit, "offset": offset}

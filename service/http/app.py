@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from vigia.service.db.protocol import Repository
+from vigia.service.http.dashboard import install_dashboard
 from vigia.service.http.deps import hash_key
 from vigia.service.http.metrics import ServiceMetrics
 from vigia.service.http.problems import document_problems, install_problem_handlers
@@ -161,6 +162,7 @@ def create_app(
     app.state.worker = None
     install_problem_handlers(app)
     include_routers(app)
+    install_dashboard(app)
     build_openapi = app.openapi
 
     def openapi() -> dict[str, Any]:

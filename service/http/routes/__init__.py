@@ -11,6 +11,7 @@ from vigia.service.http.routes import (
     health,
     keys,
     leads,
+    map_layers,
     procedure,
     silences,
     vessels,
@@ -31,5 +32,6 @@ def include_routers(app: FastAPI) -> None:
         ballast,
         ballast_arrivals,
         documents,
+        map_layers,
     ):
         app.include_router(module.router)

@@ -1,0 +1,264 @@
+"""Map layers for the dashboard, built from Vigia's own data: land, zone bands, vessels.
+
+No remote tiles: the land is the ballast basemap (Natural Earth 10m united with the Navy
+chart land near Rio), the zones are drawn as the evaluation sees them (``ZoneIndex.band``),
+and the vessels carry just what a map needs, in one compact response.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Protocol, runtime_checkable
+
+import shapely
+from fastapi import APIRouter, Depends, Query, Request
+from shapely.geometry import mapping
+
+from vigia.ingest.records import VesselInfo, device_class, iso_utc
+from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.http.deps import ROLES, get_repository, require_role
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.ballast import Ballast
+from vigia.service.http.routes.params import (
+    BBOX_DESCRIPTION,
+    GEOJSON_MEDIA_TYPE,
+    GeoJSONResponse,
+    parse_bbox,
+)
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import ZoneKind
+
+router = APIRouter(tags=["map"], dependencies=[Depends(require_role("viewer"))])
+
+#: the dashboard's window (the Brazilian coast and the ballast lines' grid, with margin)
+LAND_WINDOW = (-75.0, -40.0, -20.0, 10.0)
+#: 0.0005 degree (about 50 m) keeps the chart land near Rio recognisable at harbour zoom
+#: while the whole coast stays near 300 kB
+LAND_TOLERANCE_DEG = 0.0005
+MAX_VESSELS = 100_000
+_ALL_ZONES = 100_000
+
+EXAMPLE_LAND: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {
+                "type": "MultiPolygon",
+                "coordinates": [[[[-43.2, -22.9], [-43.1, -22.9], [-43.1, -22.8], [-43.2, -22.9]]]],
+            },
+            "properties": {"kind": "land"},
+        }
+    ],
+    "properties": {"source": "Natural Earth 10m admin-0 + DHN ENC LNDARE (Rio)"},
+}
+EXAMPLE_BANDS: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [-40.05, -22.37]},
+            "properties": {
+                "id": "plat-p66",
+                "kind": "platform",
+                "name": "P-66",
+                "authority": None,
+                "valid_from": None,
+                "valid_to": None,
+                "role": "reference",
+                "band": None,
+                "width_m": 500.0,
+            },
+        }
+    ],
+}
+EXAMPLE_VESSELS: dict[str, Any] = {
+    "columns": ["mmsi", "lon", "lat", "cog", "heading", "sog", "t", "class", "ship_type", "name"],
+    "now": "2024-03-01T12:00:05Z",
+    "vessels": [
+        [710000001, -43.17, -22.9, 91.0, 90, 8.2, "2024-03-01T12:00:00Z", "vessel", 30, "MARIA"]
+    ],
+}
+
+
+def _example(example: dict[str, Any], media: str = GEOJSON_MEDIA_TYPE) -> dict[int | str, Any]:
+    return {200: {"content": {media: {"example": example}}}, **problem_responses(401, 403, 422)}
+
+
+@runtime_checkable
+class VesselCatalogue(Protocol):
+    """A store that can list the static data of many vessels in one query."""
+
+    def vessels_static(self, mmsis: list[int]) -> list[VesselInfo]:
+        """Static data of the given MMSIs that are known."""
+        ...
+
+
+def land_geojson(request: Request, ballast: Any) -> dict[str, Any]:
+    """The land polygons of the ballast basemap inside the window, simplified, cached."""
+    assessor = ballast[0]
+    state = request.app.state
+    cached = getattr(state, "map_land", None)
+    if cached is not None and cached[0] is assessor:
+        out: dict[str, Any] = cached[1]
+        return out
+    land = assessor.basemap.land
+    geom = shapely.intersection(land.polygons, shapely.box(*LAND_WINDOW))
+    geom = shapely.simplify(geom, LAND_TOLERANCE_DEG, preserve_topology=True)
+    geom = shapely.set_precision(geom, 1e-5)
+    doc = {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "geometry": mapping(geom), "properties": {"kind": "land"}}
+        ],
+        "properties": {"source": assessor.basemap.names.get("land", "")},
+    }
+    state.map_land = (assessor, doc)
+    return doc
+
+
+@router.get(
+    "/map/land",
+    summary="Land polygons for the dashboard's background (GeoJSON)",
+    response_class=GeoJSONResponse,
+    responses=_example(EXAMPLE_LAND),
+)
+def get_land(request: Request, ballast: Ballast) -> GeoJSONResponse:
+    """The ballast basemap's land in the Brazilian window, simplified to about 50 m."""
+    return GeoJSONResponse(land_geojson(request, ballast))
+
+
+def _zone_props(zone: Any) -> dict[str, Any]:
+    return {
+        "id": zone.id,
+        "kind": str(zone.kind),
+        "name": zone.name,
+        "authority": zone.authority,
+        "valid_from": None if zone.valid_from is None else zone.valid_from.isoformat(),
+        "valid_to": None if zone.valid_to is None else zone.valid_to.isoformat(),
+    }
+
+
+def zone_bands(zones: list[Any]) -> dict[str, Any]:
+    """Each zone's reference geometry and its rule bands as lon/lat polygons."""
+    index = ZoneIndex(zones)
+    features: list[dict[str, Any]] = []
+    for i, zone in enumerate(index.zones):
+        props = _zone_props(zone)
+        width = float(index.threshold_m[i])
+        bands: list[tuple[str, float]] = []
+        if zone.kind is ZoneKind.BATHER_BEACH:
+            # 0211: oars and sails keep 100 m off the surf line, engines 200 m
+            bands = [("motor", width), ("sail", index.sail_band_m)]
+        elif width > 0:
+            bands = [("rule", width)]
+        for band, w in bands:
+            geom = index.band(i, w)
+            features.append(
+                {
+                    "type": "Feature",
+                    "geometry": mapping(shapely.set_precision(geom, 1e-6)),
+                    "properties": {**props, "role": "band", "band": band, "width_m": w},
+                }
+            )
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": mapping(zone.geometry),
+                "properties": {**props, "role": "reference", "band": None, "width_m": width},
+            }
+        )
+    return {"type": "FeatureCollection", "features": features}
+
+
+@router.get(
+    "/map/zones",
+    summary="Zones with their rule bands, for maps (GeoJSON)",
+    response_class=GeoJSONResponse,
+    responses=_example(EXAMPLE_BANDS),
+)
+def get_zone_bands(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
+    """Each current zone's reference geometry (``role: reference``) and the bands the rules
+    measure (``role: band``; beaches have ``motor`` 200 m and ``sail`` 100 m)."""
+    zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
+    return GeoJSONResponse(zone_bands(zones))
+
+
+@router.get(
+    "/map/vessels",
+    summary="Latest positions with name, type and age, compact, for maps",
+    responses=_example(EXAMPLE_VESSELS, "application/json"),
+)
+def get_map_vessels(
+    repo: Annotated[Repository, Depends(get_repository)],
+    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_VESSELS)] = MAX_VESSELS,
+) -> dict[str, Any]:
+    """Rows ``[mmsi, lon, lat, cog, heading, sog, t, class, ship_type, name]`` (a map draws
+    20,000 of these; GeoJSON would triple the bytes)."""
+    rows = [
+        p
+        for p in repo.latest_positions(parse_bbox(bbox), limit, 0)
+        if p.lon is not None and p.lat is not None
+    ]
+    static: dict[int, VesselInfo] = {}
+    if isinstance(repo, VesselCatalogue) and rows:
+        static = {v.mmsi: v for v in repo.vessels_static([p.mmsi for p in rows])}
+    out = []
+    for p in rows:
+        v = static.get(p.mmsi)
+        out.append(
+            [
+                p.mmsi,
+                round(p.lon or 0.0, 6),
+                round(p.lat or 0.0, 6),
+                p.cog,
+                p.heading,
+                p.sog,
+                iso_utc(p.t),
+                device_class(p.mmsi, p.msg_type),
+                None if v is None else v.ship_type,
+                None if v is None else v.name,
+            ]
+        )
+    return {
+        "columns": [
+            "mmsi",
+            "lon",
+            "lat",
+            "cog",
+            "heading",
+            "sog",
+            "t",
+            "class",
+            "ship_type",
+            "name",
+        ],
+        "now": iso_utc(time.time()),
+        "vessels": out,
+    }
+
+
+@router.get(
+    "/me",
+    summary="The calling key's name and role (what a client may offer)",
+    responses={
+        200: {
+            "content": {
+                "application/json": {
+                    "example": {"name": "cpsp", "role": "viewer", "roles": ["viewer"]}
+                }
+            }
+        },
+        **problem_responses(401, 403),
+    },
+)
+def whoami(caller: Annotated[ApiKeyRecord, Depends(require_role("viewer"))]) -> dict[str, Any]:
+    """The key's name and role, and the roles it reaches, so a page offers only what the
+    key may do (the routes still check every call)."""
+    rank = ROLES.get(caller.role, 0)
+    return {
+        "name": caller.name,
+        "role": caller.role,
+        "roles": [r for r, n in ROLES.items() if n <= rank],
+    }

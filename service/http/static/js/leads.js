@@ -1,0 +1,262 @@
+// The lead panel: a store fed by the stream (or the first page of /leads), filters,
+// newest first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
+import { api } from "./api.js";
+import { t, timeEl, number, onLang, localInputToIso } from "./i18n.js";
+import { esc } from "./map.js";
+
+const SAR = "SAR-DISTRESS";
+// NORMAM-07 0302-0306 / issue 12: where each state may go (the server has the last word;
+// a 409 names the allowed moves and is shown as it comes)
+const MOVES = {
+  new: ["triaged", "dismissed"], triaged: ["notified", "infraction", "dismissed"],
+  notified: ["infraction", "dismissed"], infraction: ["defence", "judged"], defence: ["judged"],
+  judged: ["appeal", "closed"], appeal: ["judged", "closed"], dismissed: [], closed: [],
+};
+const SHAPES = { "SAR-DISTRESS": "⚠", "SEC-PLATFORM": "◆", "SEC-MILITARY": "■", "BATH-MOTOR": "●", "BATH-SAIL": "○", "SEC-NOTICE": "▲" };
+
+function dueOf(lead) {
+  const ds = (lead.deadlines || []).map((d) => d.due).filter(Boolean).sort();
+  return ds[0] || null;
+}
+
+export class LeadPanel {
+  constructor({ list, detail, count, filters, map, session, features, onVessel, beep }) {
+    Object.assign(this, { list, detail, count, filters, map, session, features, onVessel, beep });
+    this.leads = new Map();
+    this.selected = null;
+    this.marks = new Map();  // lead id -> performance.now() when its event arrived
+    filters.addEventListener("change", () => this.render());
+    onLang(() => { this.render(); if (this.selected) this.select(this.selected, { fit: false }); });
+  }
+
+  /** Take a lead from the list, the stream or a PATCH answer. */
+  put(lead, { fresh = false } = {}) {
+    const old = this.leads.get(lead.id);
+    this.leads.set(lead.id, old ? { ...old, ...lead } : lead);
+    if (fresh && lead.rule === SAR && !old) this.beep();
+    this.fresh = fresh ? lead.id : null;
+    this.scheduleRender();
+    if (this.selected === lead.id && old) this.renderDetail(this.leads.get(lead.id));
+  }
+
+  scheduleRender() {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => { this.pending = false; this.render(); });
+  }
+
+  visible() {
+    const f = Object.fromEntries(new FormData(this.filters));
+    let rows = [...this.leads.values()].filter((l) =>
+      (!f.rule || l.rule === f.rule) && (!f.zone || l.zone_id === f.zone) &&
+      (!f.authority || l.authority === f.authority) && (!f.status || l.status === f.status));
+    const newest = (a, b) => (b.started_at || "").localeCompare(a.started_at || "");
+    const due = (a, b) => (dueOf(a) || "9999").localeCompare(dueOf(b) || "9999") || newest(a, b);
+    rows.sort((a, b) => ((b.rule === SAR) - (a.rule === SAR)) || (f.sort === "due" ? due(a, b) : newest(a, b)));
+    return rows;
+  }
+
+  fillSelect(name, values, label = (v) => v) {
+    const sel = this.filters.elements[name];
+    const cur = sel.value;
+    const have = new Set([...sel.options].map((o) => o.value));
+    for (const v of [...values].sort()) {
+      if (v && !have.has(v)) sel.add(new Option(label(v), v));
+    }
+    for (const o of sel.options) if (o.value && name === "status") o.textContent = t("st." + o.value);
+    sel.value = cur;
+  }
+
+  render() {
+    const all = [...this.leads.values()];
+    this.fillSelect("rule", new Set(all.map((l) => l.rule)));
+    this.fillSelect("zone", new Set(all.map((l) => l.zone_id)));
+    this.fillSelect("authority", new Set(all.map((l) => l.authority)));
+    this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || [])]), (v) => t("st." + v));
+    const rows = this.visible();
+    this.count.textContent = t("count", { n: all.length, shown: Math.min(rows.length, 500) });
+    const frag = document.createDocumentFragment();
+    for (const l of rows.slice(0, 500)) frag.append(this.row(l));
+    this.list.replaceChildren(frag);
+    this.map.setLeads(all.filter((l) => !["dismissed", "closed"].includes(l.status) && (l.ended_at == null || l.status === "new")));
+    const now = performance.now();
+    for (const [id, t0] of this.marks) {
+      if (this.list.querySelector(`[data-id="${CSS.escape(id)}"]`)) {
+        (window.__vigiaRowTimes ||= []).push(now - t0);
+        this.marks.delete(id);
+      }
+    }
+  }
+
+  row(l) {
+    const li = document.createElement("li");
+    li.dataset.id = l.id;
+    li.dataset.rule = l.rule;
+    if (l.rule === SAR) li.classList.add("sar");
+    if (l.id === this.fresh) li.classList.add("fresh");
+    if (l.id === this.selected) li.setAttribute("aria-current", "true");
+    const b = document.createElement("button");
+    b.type = "button";
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = `${SHAPES[l.rule] || "•"} ${l.rule}`;
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = (l.rule === SAR ? t("sar") + ": " : "") + (l.vessel?.name || `MMSI ${l.mmsi}`);
+    const st = document.createElement("span");
+    st.className = "st";
+    st.textContent = t("st." + l.status);
+    const meta = document.createElement("span");
+    meta.className = "meta";
+    meta.append(`${l.zone_id || "—"} · ${number(l.min_distance_m, 0)} m · `, timeEl(l.started_at),
+      l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dueOf(l)}` : "");
+    b.append(badge, who, st, meta);
+    b.addEventListener("click", () => this.select(l.id));
+    li.append(b);
+    return li;
+  }
+
+  async select(id, { fit = true } = {}) {
+    this.selected = id;
+    for (const li of this.list.children) li.toggleAttribute("aria-current", li.dataset.id === id);
+    for (const li of this.list.children) if (li.dataset.id === id) li.setAttribute("aria-current", "true");
+    const [lead, ev] = await Promise.all([api(`/leads/${encodeURIComponent(id)}`), api(`/leads/${encodeURIComponent(id)}/evidence`, { accept: "application/geo+json" })]);
+    this.leads.set(id, { ...this.leads.get(id), ...lead });
+    if (fit) this.map.showEvidence(ev, lead);
+    this.renderDetail(lead);
+  }
+
+  renderDetail(l) {
+    const d = this.detail;
+    d.hidden = false;
+    d.replaceChildren();
+    const h = document.createElement("h3");
+    h.textContent = `${l.rule === SAR ? "⚠ " + t("sar") + " · " : ""}${l.rule} · ${l.vessel?.name || "MMSI " + l.mmsi}`;
+    if (l.rule === SAR) h.className = "sar-text";
+    const dl = document.createElement("dl");
+    const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = t(k); const dd = document.createElement("dd"); dd.append(v ?? "—"); dl.append(dt, dd); };
+    const mm = document.createElement("button");
+    mm.type = "button"; mm.className = "secondary"; mm.textContent = `MMSI ${l.mmsi}`;
+    mm.addEventListener("click", () => this.onVessel(l.mmsi));
+    add("d.vessel", mm);
+    add("d.citation", l.citation);
+    add("d.zone", `${l.zone_id || "—"} (${l.zone_kind || "—"})`);
+    add("d.distance", `${number(l.min_distance_m, 0)} m`);
+    add("d.sog", `${number(l.max_sog_kn)} kn`);
+    add("d.started", timeEl(l.started_at));
+    add("d.ended", l.ended_at ? timeEl(l.ended_at) : t("open"));
+    add("d.authority", l.authority || "—");
+    add("d.status", t("st." + l.status));
+    add("d.evidence", String(l.evidence?.length ?? 0));
+    d.append(h, dl);
+    if (this.notice) {
+      // said once, after the move, in the rebuilt detail
+      const p = document.createElement("p");
+      p.className = "notice"; p.setAttribute("role", "status"); p.textContent = this.notice;
+      d.append(p);
+      this.notice = null;
+    }
+    if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "basis"], l.deadlines, [t("name"), t("d.due"), t("d.basis")]));
+    const repeats = l.repeat_offences ?? l.repeats ?? l.recidivism;
+    if (repeats) {
+      const p = document.createElement("p");
+      const list = Array.isArray(repeats) ? repeats : repeats.leads || [];
+      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${list.length} ${repeats.applies ? "(×3)" : ""}`;
+      d.append(p);
+    }
+    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "from", "to", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${x.by.role})` : x.by })), [t("d.at"), t("d.by"), "→", "", t("d.reason")]));
+    if (this.session.can("inspector")) d.append(this.workflow(l));
+    d.focus({ preventScroll: true });
+  }
+
+  workflow(l) {
+    const box = document.createElement("div");
+    const form = document.createElement("form");
+    form.className = "actions";
+    form.id = "workflow";
+    // the issue-12 state machine when the service has it, else whatever the route accepts
+    const known = this.features.statuses?.length ? this.features.statuses : Object.keys(MOVES);
+    const machine = known.includes("triaged") && l.status in MOVES;
+    const offered = known.filter((s) => s !== l.status && (!machine || MOVES[l.status].includes(s)));
+    if (offered.length) {
+      form.innerHTML = `<label>${esc(t("wf.move"))}<select name="status">${offered.map((s) => `<option value="${esc(s)}">${esc(t("st." + s))}</option>`).join("")}</select></label>
+        <label>${esc(t("wf.reason"))}<input name="reason" maxlength="500"></label><button type="submit">${esc(t("wf.apply"))}</button><span class="msg" role="status"></span>`;
+      form.addEventListener("submit", async (e) => {
+        e.preventDefault();
+        const fd = new FormData(form);
+        const body = { status: fd.get("status") };
+        if (fd.get("reason")) body.reason = fd.get("reason");
+        const msg = form.querySelector(".msg");
+        try {
+          const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
+          this.notice = t("wf.done");
+          this.put(out);
+          await this.select(l.id, { fit: false });
+        } catch (err) { msg.textContent = `${t("err")}: ${err.message}`; msg.className = "msg error"; }
+      });
+      box.append(form);
+    }
+    if (this.features.documents.length) {
+      const docs = document.createElement("div");
+      docs.className = "actions";
+      for (const p of this.features.documents) {
+        const b = document.createElement("button");
+        b.type = "button"; b.className = "secondary";
+        const kind = /notice|notifica/i.test(p) ? "doc.notice" : /auto|infraction/i.test(p) ? "doc.auto" : null;
+        b.textContent = kind ? t(kind) : p.split("/").pop();
+        b.addEventListener("click", () => download(p.replace(/\{[^}]+\}/, encodeURIComponent(l.id)), `${l.id}-${p.split("/").pop()}.pdf`));
+        docs.append(b);
+      }
+      box.append(docs);
+    }
+    if (this.features.silences) box.append(this.silenceForm(l));
+    return box;
+  }
+
+  silenceForm(l) {
+    const f = document.createElement("form");
+    f.className = "actions";
+    f.innerHTML = `<label>${esc(t("sil.scope"))}<select name="scope"><option value="vessel">${esc(t("sil.vessel"))}</option><option value="zone">${esc(t("sil.zone"))}</option><option value="both">${esc(t("sil.both"))}</option></select></label>
+      <label>${esc(t("sil.until"))}<input name="until" type="datetime-local" required></label><label>${esc(t("wf.reason"))}<input name="reason" required maxlength="500"></label>
+      <button type="submit">${esc(t("sil.go"))}</button><span class="msg" role="status"></span>`;
+    f.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const fd = new FormData(f);
+      const scope = fd.get("scope");
+      const body = { until: localInputToIso(fd.get("until")), reason: fd.get("reason") };
+      if (scope !== "zone") body.mmsi = l.mmsi;
+      if (scope !== "vessel") body.zone_id = l.zone_id;
+      try { await api(this.features.silences, { method: "POST", body }); f.querySelector(".msg").textContent = t("sil.done"); }
+      catch (err) { f.querySelector(".msg").textContent = `${t("err")}: ${err.message}`; }
+    });
+    return f;
+  }
+}
+
+async function download(path, name) {
+  const res = await api(path, { accept: "application/pdf", raw: true });
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement("a");
+  a.href = url; a.download = name; a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function table(title, cols, rows, heads = cols) {
+  const wrap = document.createElement("div");
+  const h = document.createElement("h4");
+  h.textContent = title;
+  const tb = document.createElement("table");
+  const tr = tb.createTHead().insertRow();
+  heads.forEach((x) => { const th = document.createElement("th"); th.textContent = x; tr.append(th); });
+  const body = tb.createTBody();
+  for (const r of rows) {
+    const row = body.insertRow();
+    for (const c of cols) {
+      const v = r[c];
+      const td = row.insertCell();
+      td.append(typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v) ? timeEl(v) : v == null ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
+    }
+  }
+  wrap.append(h, tb);
+  return wrap;
+}

@@ -1,0 +1,149 @@
+// Wiring: sign-in, language, tabs, layers, the live feed and the panels.
+import { api, getKey, setKey, features as detect, openStream } from "./api.js";
+import { apply, setLang, getLang, t } from "./i18n.js";
+import { VigiaMap, CLASS_COLOURS, ZONE_COLOURS, COAST } from "./map.js";
+import { LeadPanel } from "./leads.js";
+import { VesselPanel, BallastPanel } from "./panels.js";
+
+const $ = (id) => document.getElementById(id);
+const ROLE_RANK = { viewer: 1, inspector: 2, admin: 3 };
+// positions: the map asks again this often (the stream's vessel.position events, when the
+// service offers them, can replace this without touching the layer code)
+const VESSEL_REFRESH_MS = 5000;
+const LEAD_POLL_MS = 5000;
+
+const state = { session: null, audio: null };
+window.__vigia = state;
+
+function live(s) {
+  const el = $("live");
+  el.dataset.state = s === "missing" ? "poll" : s === "connecting" ? "off" : s;
+  const key = { live: "live.live", missing: "live.poll", poll: "live.poll", connecting: "live.connecting" }[s] || "live.off";
+  $("live-text").dataset.i18n = key;
+  $("live-text").textContent = t(key);
+}
+
+function beep() {
+  // two short tones; the audio context was created by the sign-in click (a user gesture)
+  const ctx = state.audio;
+  if (!ctx) return;
+  for (const [i, f] of [[0, 880], [1, 660]]) {
+    const o = ctx.createOscillator(); const g = ctx.createGain();
+    o.frequency.value = f; g.gain.value = 0.15;
+    o.connect(g).connect(ctx.destination);
+    o.start(ctx.currentTime + i * 0.25); o.stop(ctx.currentTime + i * 0.25 + 0.2);
+  }
+  state.beeps = (state.beeps || 0) + 1;
+}
+
+function legend() {
+  const el = $("legend");
+  el.replaceChildren();
+  const add = (colour, label, style = "") => { const i = document.createElement("i"); i.style.cssText = `background:${colour};${style}`; const s = document.createElement("span"); s.textContent = label; el.append(i, s); };
+  for (const [k, c] of Object.entries(CLASS_COLOURS)) add(c, t("cls." + k));
+  add("transparent", t("leg.lead"), "border:3px solid #ff6d00;border-radius:50%");
+  add(ZONE_COLOURS.platform + "55", t("leg.band"), "border:1px dashed " + ZONE_COLOURS.platform);
+}
+
+function tabs() {
+  const buttons = [...document.querySelectorAll("[role=tab]")];
+  const show = (b) => {
+    for (const x of buttons) { x.setAttribute("aria-selected", String(x === b)); x.tabIndex = x === b ? 0 : -1; $(x.getAttribute("aria-controls")).hidden = x !== b; }
+  };
+  buttons.forEach((b, i) => {
+    b.addEventListener("click", () => show(b));
+    b.addEventListener("keydown", (e) => {
+      const d = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+      if (d) { const n = buttons[(i + d + buttons.length) % buttons.length]; n.focus(); show(n); }
+    });
+  });
+  show(buttons[0]);
+}
+
+async function start(session) {
+  state.session = session;
+  session.can = (role) => (ROLE_RANK[session.role] || 0) >= ROLE_RANK[role];
+  $("signin").hidden = true;
+  $("app").hidden = false;
+  $("who").hidden = false;
+  $("who-name").textContent = session.name;
+  $("who-role").textContent = session.role;
+  for (const el of document.querySelectorAll("[data-needs]")) el.hidden = !session.can(el.dataset.needs);
+  const feats = await detect();
+  state.features = feats;
+  const map = new VigiaMap($("map"), { onVessel: (m) => { $("tab-vessel").click(); vessels.open(m); }, onLead: (id) => { $("tab-leads").click(); leads.select(id); } });
+  state.map = map;
+  const leads = new LeadPanel({ list: $("lead-list"), detail: $("lead-detail"), count: $("lead-count"), filters: $("lead-filters"),
+    map, session, features: feats, beep, onVessel: (m) => { $("tab-vessel").click(); vessels.open(m); } });
+  state.leads = leads;
+  const vessels = new VesselPanel({ form: $("vessel-form"), out: $("vessel-out"), map, leadPanel: leads });
+  state.ballast = new BallastPanel({ form: $("ballast-form"), out: $("ballast-out"), auditForm: $("audit-form"), auditOut: $("audit-out"),
+    arrivalsForm: $("arrivals-form"), arrivalsOut: $("arrivals-out"), map });
+  for (const box of document.querySelectorAll("[data-layer]")) box.addEventListener("change", () => map.setGroup(box.dataset.layer, box.checked));
+  legend();
+  await map.ready;
+  const first = await api("/leads?limit=500");
+  for (const l of first.leads) leads.put(l);
+  leads.render();
+  const onEvent = (ev) => {
+    if (ev.type === "vessel.position") return;  // reserved for the positions feed
+    if (ev.data?.id) { leads.marks.set(ev.data.id, performance.now()); leads.put(ev.data, { fresh: ev.type === "lead.opened" }); }
+  };
+  const connect = () => openStream("/leads/stream", { onEvent, onState: (s) => {
+    live(s);
+    if (s === "missing") pollLeads(leads);
+  } });
+  if (feats.stream) state.stream = connect();
+  else { live("missing"); pollLeads(leads); }
+  await Promise.all([map.loadBackground(), refreshVessels(map)]);
+  map.map.resize();
+  map.map.fitBounds(COAST, { duration: 0, padding: 10 });
+  state.loaded = true;
+  document.body.dataset.loaded = "true";
+}
+
+function pollLeads(leads) {
+  // only when the service has no stream (a clear feature check, shown in the header)
+  if (state.polling) return;
+  state.polling = setInterval(async () => {
+    try { for (const l of (await api("/leads?limit=200")).leads) { const old = leads.leads.get(l.id); if (!old || old.status !== l.status || old.ended_at !== l.ended_at || old.evidence?.length !== l.evidence?.length) leads.put(l, { fresh: !old }); } }
+    catch { live("off"); }
+  }, LEAD_POLL_MS);
+}
+
+async function refreshVessels(map) {
+  try {
+    if (!document.hidden) map.setVessels(await api("/map/vessels"));
+  } catch (e) { console.warn("vessels", e.message); }
+  state.vesselTimer = setTimeout(() => refreshVessels(map), state.vesselRefreshMs || VESSEL_REFRESH_MS);
+}
+
+async function signIn(key) {
+  setKey(key);
+  try {
+    return await api("/me");
+  } catch (e) {
+    setKey(null);
+    throw e;
+  }
+}
+
+function init() {
+  apply(document);
+  $("lang").value = getLang();
+  $("lang").addEventListener("change", (e) => { setLang(e.target.value); if (state.map) legend(); });
+  $("signin-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    state.audio ||= new (window.AudioContext || window.webkitAudioContext)();
+    try { await start(await signIn($("key").value.trim())); $("key").value = ""; }
+    catch { $("signin-error").textContent = t("signin.bad"); }
+  });
+  $("signout").addEventListener("click", () => { setKey(null); location.reload(); });
+  tabs();
+  const key = getKey();
+  if (key) signIn(key).then(start, () => { $("signin").hidden = false; });
+  else $("key").focus();
+}
+
+init();
+export { COAST };

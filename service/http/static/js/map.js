@@ -1,0 +1,232 @@
+// The map: Vigia's own land, zones with their rule bands, ballast lines, vessels, leads.
+// No glyphs, tiles or fonts are fetched: labels are HTML popups, arrows a canvas image.
+import * as maplibregl from "/ui/vendor/maplibre-gl/maplibre-gl.mjs";
+import { api } from "./api.js";
+import { t, timeText, number } from "./i18n.js";
+
+export const COAST = [[-54.5, -34.5], [-28.5, 5.5]];
+const STALE_S = 30 * 60;
+
+export const ZONE_COLOURS = {
+  bather_beach: "#0d47a1", military: "#6a1b9a", platform: "#e65100", anchorage: "#2e7d32",
+  access_channel: "#00695c", port_facility: "#4e342e", power_plant: "#ad1457",
+  special_area: "#b71c1c", launch_area: "#1565c0", jurisdiction: "#37474f",
+};
+export const CLASS_COLOURS = {
+  cargo: "#2e7d32", tanker: "#bf360c", passenger: "#1565c0", fishing: "#f9a825",
+  pleasure: "#8e24aa", service: "#00838f", hsc: "#ffd600", other: "#616161",
+  sar: "#ff1744", aton: "#5d4037",
+};
+
+export function shipClass(deviceClass, shipType) {
+  if (["sart", "mob", "epirb", "sar_aircraft"].includes(deviceClass)) return "sar";
+  if (deviceClass === "aton" || deviceClass === "base_station") return "aton";
+  const s = shipType ?? -1;
+  if (s === 30) return "fishing";
+  if (s === 36 || s === 37) return "pleasure";
+  if ((s >= 31 && s <= 35) || (s >= 50 && s <= 59)) return "service";
+  if (s >= 40 && s <= 49) return "hsc";
+  if (s >= 60 && s <= 69) return "passenger";
+  if (s >= 70 && s <= 79) return "cargo";
+  if (s >= 80 && s <= 89) return "tanker";
+  return "other";
+}
+
+const EMPTY = { type: "FeatureCollection", features: [] };
+
+function arrowImage(size = 32) {
+  // an SDF arrow pointing up (north); MapLibre tints it per vessel with icon-color
+  const c = document.createElement("canvas");
+  c.width = c.height = size;
+  const g = c.getContext("2d");
+  g.fillStyle = "#fff";
+  g.beginPath();
+  g.moveTo(size / 2, 2); g.lineTo(size - 7, size - 4); g.lineTo(size / 2, size - 11); g.lineTo(7, size - 4);
+  g.closePath(); g.fill();
+  return g.getImageData(0, 0, size, size);
+}
+
+export const LAYER_GROUPS = {
+  land: ["land-fill", "land-line"],
+  zones: ["zone-fill", "zone-line", "zone-ref-line", "zone-ref-point"],
+  lines: ["line-200", "line-50", "line-iso"],
+  vessels: ["vessel-arrow", "vessel-dot"],
+  leads: ["lead-ring"],
+};
+
+export class VigiaMap {
+  constructor(container, { onVessel, onLead }) {
+    this.onVessel = onVessel;
+    this.onLead = onLead;
+    this.vesselRows = new Map();
+    this.map = new maplibregl.Map({
+      container,
+      style: { version: 8, sources: {}, layers: [{ id: "sea", type: "background", paint: { "background-color": "#a8c7e0" } }] },
+      bounds: COAST,
+      attributionControl: false,
+      maxPitch: 0,
+      dragRotate: false,
+      fadeDuration: 0,
+    });
+    this.map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
+    this.map.addControl(new maplibregl.ScaleControl({ unit: "nautical" }), "bottom-right");
+    this.map.addControl(new maplibregl.AttributionControl({ compact: true, customAttribution: "Natural Earth · DHN ENC · ETOPO1" }));
+    this.popup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, maxWidth: "280px" });
+    this.distPopup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, className: "dist" });
+    this.ready = new Promise((resolve) => this.map.on("load", () => {
+      // the container may have been sized after the map was made (the page was hidden)
+      this.map.resize();
+      this.map.fitBounds(COAST, { duration: 0, padding: 10 });
+      this.setup();
+      resolve();
+    }));
+  }
+
+  setup() {
+    const m = this.map;
+    m.addImage("arrow", arrowImage(), { sdf: true });
+    for (const id of ["land", "zones", "lines", "vessels", "leads", "sel", "seltrack", "ballast"]) {
+      m.addSource(id, { type: "geojson", data: EMPTY, ...(id === "vessels" ? { buffer: 0, tolerance: 0 } : {}) });
+    }
+    m.addLayer({ id: "land-fill", type: "fill", source: "land", paint: { "fill-color": "#e8e2d0" } });
+    m.addLayer({ id: "land-line", type: "line", source: "land", paint: { "line-color": "#6d6250", "line-width": 0.8 } });
+    const kindColour = ["match", ["get", "kind"], ...Object.entries(ZONE_COLOURS).flat(), "#333"];
+    m.addLayer({ id: "zone-fill", type: "fill", source: "zones", filter: ["all", ["==", ["get", "role"], "band"], ["!=", ["get", "kind"], "jurisdiction"]],
+      paint: { "fill-color": kindColour, "fill-opacity": ["case", ["==", ["get", "band"], "sail"], 0.35, 0.22] } });
+    m.addLayer({ id: "zone-line", type: "line", source: "zones", filter: ["any", ["==", ["get", "role"], "band"], ["==", ["get", "kind"], "jurisdiction"]],
+      paint: { "line-color": kindColour, "line-width": 1.4, "line-dasharray": [3, 2] } });
+    m.addLayer({ id: "zone-ref-line", type: "line", source: "zones", filter: ["all", ["==", ["get", "role"], "reference"], ["!=", ["geometry-type"], "Point"]],
+      paint: { "line-color": kindColour, "line-width": 2 } });
+    m.addLayer({ id: "zone-ref-point", type: "circle", source: "zones", filter: ["all", ["==", ["get", "role"], "reference"], ["==", ["geometry-type"], "Point"]],
+      paint: { "circle-radius": 3, "circle-color": kindColour, "circle-stroke-color": "#fff", "circle-stroke-width": 1 } });
+    m.addLayer({ id: "line-200", type: "line", source: "lines", filter: ["==", ["get", "line"], "200nm"], paint: { "line-color": "#0d2f5e", "line-width": 2, "line-dasharray": [6, 3] } });
+    m.addLayer({ id: "line-50", type: "line", source: "lines", filter: ["==", ["get", "line"], "50nm"], paint: { "line-color": "#1f5fa8", "line-width": 1.6, "line-dasharray": [2, 2] } });
+    m.addLayer({ id: "line-iso", type: "line", source: "lines", filter: ["==", ["get", "line"], "isobath_200m"], paint: { "line-color": "#3e7cb1", "line-width": 1, "line-opacity": 0.8 } });
+    m.addLayer({ id: "ballast-seg", type: "line", source: "ballast", paint: { "line-width": 4,
+      "line-color": ["match", ["get", "zone"], "beyond_200nm", "#1b5e20", "between_50_200nm", "#f9a825", "#b71c1c"] } });
+    m.addLayer({ id: "seltrack-line", type: "line", source: "seltrack", filter: ["==", ["geometry-type"], "LineString"], paint: { "line-color": "#000", "line-width": 2 } });
+    const opacity = ["case", ["get", "stale"], 0.35, 1];
+    const colour = ["match", ["get", "cls"], ...Object.entries(CLASS_COLOURS).flat(), "#616161"];
+    m.addLayer({ id: "vessel-dot", type: "circle", source: "vessels", filter: ["!", ["get", "moving"]],
+      paint: { "circle-radius": 3.5, "circle-color": colour, "circle-opacity": opacity, "circle-stroke-color": "#222", "circle-stroke-width": 0.6, "circle-stroke-opacity": opacity } });
+    m.addLayer({ id: "vessel-arrow", type: "symbol", source: "vessels", filter: ["get", "moving"],
+      layout: { "icon-image": "arrow", "icon-size": 0.7, "icon-rotate": ["get", "dir"], "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true },
+      paint: { "icon-color": colour, "icon-opacity": opacity, "icon-halo-color": "#222", "icon-halo-width": 1 } });
+    m.addLayer({ id: "lead-ring", type: "circle", source: "leads", paint: {
+      "circle-radius": ["case", ["get", "sar"], 13, 9], "circle-color": "rgba(0,0,0,0)",
+      "circle-stroke-width": ["case", ["get", "sar"], 4, 3], "circle-stroke-color": ["case", ["get", "sar"], "#d50000", "#ff6d00"] } });
+    m.addLayer({ id: "sel-path", type: "line", source: "sel", filter: ["==", ["get", "kind"], "path"], paint: { "line-color": "#d50000", "line-width": 3 } });
+    m.addLayer({ id: "sel-points", type: "circle", source: "sel", filter: ["==", ["get", "kind"], "evidence"], paint: { "circle-radius": 3, "circle-color": "#fff", "circle-stroke-color": "#d50000", "circle-stroke-width": 1.5 } });
+    m.addLayer({ id: "sel-link", type: "line", source: "sel", filter: ["==", ["get", "kind"], "link"], paint: { "line-color": "#000", "line-width": 1.5, "line-dasharray": [1, 1] } });
+    m.addLayer({ id: "sel-closest", type: "circle", source: "sel", filter: ["==", ["get", "kind"], "closest_point"], paint: { "circle-radius": 7, "circle-color": "#ffeb3b", "circle-stroke-color": "#000", "circle-stroke-width": 2 } });
+
+    const hover = (layer, html) => {
+      m.on("mousemove", layer, (e) => { m.getCanvas().style.cursor = "pointer"; const f = e.features[0]; this.popup.setLngLat(e.lngLat).setHTML(html(f)).addTo(m); });
+      m.on("mouseleave", layer, () => { m.getCanvas().style.cursor = ""; this.popup.remove(); });
+    };
+    const vesselHtml = (f) => {
+      const p = f.properties;
+      return `<strong>${esc(p.name || "MMSI " + p.mmsi)}</strong><br>MMSI ${p.mmsi} · ${esc(t("cls." + p.cls))}${p.ship_type != null ? " (" + p.ship_type + ")" : ""}` +
+        `<br>${t("speed")}: ${number(p.sog)} kn · ${t("course")}: ${number(p.cog, 0)}°<br>${t("seen")}: ${esc(timeText(p.t))}${p.stale ? " · <em>" + t("stale") + "</em>" : ""}`;
+    };
+    hover("vessel-arrow", vesselHtml);
+    hover("vessel-dot", vesselHtml);
+    const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(f.properties.kind)}` +
+      (f.properties.width_m ? ` · ${number(f.properties.width_m, 0)} m (${esc(f.properties.band || "")})` : "");
+    hover("zone-fill", zoneHtml);
+    hover("lead-ring", (f) => `<strong>${esc(f.properties.rule)}</strong><br>${esc(f.properties.label)}`);
+    for (const l of ["vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => this.onVessel(Number(e.features[0].properties.mmsi)));
+    m.on("click", "lead-ring", (e) => this.onLead(e.features[0].properties.id));
+  }
+
+  async loadBackground() {
+    await this.ready;
+    const [land, zones, lines] = await Promise.all([api("/map/land", { accept: "application/geo+json" }),
+      api("/map/zones", { accept: "application/geo+json" }), api("/ballast/lines", { accept: "application/geo+json" })]);
+    this.map.getSource("land").setData(land);
+    this.map.getSource("zones").setData(zones);
+    this.map.getSource("lines").setData(lines);
+    this.counts = { land: land.features.length, zones: zones.features.length, lines: lines.features.length };
+  }
+
+  /** Replace the vessel layer with rows from /map/vessels. */
+  setVessels(doc) {
+    const rows = doc.vessels;
+    let newest = 0;
+    for (const r of rows) { const ts = Date.parse(r[6]); if (ts > newest) newest = ts; }
+    // a replay of old traffic would fade everything against the wall clock, so "stale" is
+    // measured from the newest position heard (never later than now)
+    const ref = Math.min(Date.now(), newest || Date.now());
+    const features = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [mmsi, lon, lat, cog, heading, sog, ts, dc, st, name] = rows[i];
+      const dir = heading ?? cog;
+      features[i] = { type: "Feature", geometry: { type: "Point", coordinates: [lon, lat] },
+        properties: { mmsi, cog, sog, t: ts, name, ship_type: st, cls: shipClass(dc, st), dir: dir ?? 0,
+          moving: dir != null && (sog ?? 0) >= 0.5, stale: ref - Date.parse(ts) > STALE_S * 1000 } };
+      this.vesselRows.set(mmsi, rows[i]);
+    }
+    this.vesselCount = rows.length;
+    this.map.getSource("vessels").setData({ type: "FeatureCollection", features });
+  }
+
+  setLeads(leads) {
+    const features = leads.map((l) => ({ type: "Feature", geometry: l.closest_point,
+      properties: { id: l.id, rule: l.rule, sar: l.rule === "SAR-DISTRESS", label: `${l.vessel?.name || "MMSI " + l.mmsi} · ${l.zone_id || ""}` } }));
+    this.map.getSource("leads")?.setData({ type: "FeatureCollection", features });
+  }
+
+  /** Draw a lead's evidence, closest point and distance; fit the view to it. */
+  showEvidence(fc, lead) {
+    const feats = [...fc.features];
+    const cp = fc.features.find((f) => f.properties.kind === "closest_point");
+    this.map.getSource("sel").setData({ type: "FeatureCollection", features: feats });
+    const b = new maplibregl.LngLatBounds();
+    for (const f of feats) {
+      const c = f.geometry.type === "Point" ? [f.geometry.coordinates] : f.geometry.coordinates;
+      for (const x of c) b.extend(x);
+    }
+    if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom: 15, duration: 0 });
+    if (cp) {
+      this.distPopup.setLngLat(cp.geometry.coordinates)
+        .setHTML(`<strong>${number(cp.properties.distance_m, 0)} m</strong> · ${esc(lead.zone_id || "")}`).addTo(this.map);
+    }
+  }
+
+  clearEvidence() {
+    this.map.getSource("sel")?.setData(EMPTY);
+    this.distPopup.remove();
+  }
+
+  showTrack(fc) {
+    this.map.getSource("seltrack").setData(fc);
+    const line = fc.features.find((f) => f.geometry.type === "LineString");
+    if (line) {
+      const b = new maplibregl.LngLatBounds();
+      for (const c of line.geometry.coordinates) b.extend(c);
+      this.map.fitBounds(b, { padding: 60, maxZoom: 14, duration: 0 });
+    }
+  }
+
+  showBallast(points) {
+    const features = [];
+    for (let i = 1; i < points.length; i++) {
+      features.push({ type: "Feature", geometry: { type: "LineString", coordinates: [[points[i - 1].lon, points[i - 1].lat], [points[i].lon, points[i].lat]] },
+        properties: { zone: points[i].zone } });
+    }
+    this.map.getSource("ballast").setData({ type: "FeatureCollection", features });
+    if (points.length) {
+      const b = new maplibregl.LngLatBounds();
+      for (const p of points) b.extend([p.lon, p.lat]);
+      this.map.fitBounds(b, { padding: 60, maxZoom: 10, duration: 0 });
+    }
+  }
+
+  setGroup(group, visible) {
+    for (const id of LAYER_GROUPS[group] || []) this.map.setLayoutProperty(id, "visibility", visible ? "visible" : "none");
+  }
+}
+
+export function esc(s) {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}

@@ -21,6 +21,7 @@ from vigia.service.db import positions as pos
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
+from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import ApiKeyRecord, BBox, LeadQuery
 from vigia.service.errors import StoreUnavailableError
@@ -53,12 +54,14 @@ _IN_BBOX_SQLITE = text(
 )
 
 
-class SqlRepository:
-    """Vessels, positions, zones, leads, counters, keys and audits in one SQL database."""
+class SqlRepository(LiveStore):
+    """Vessels, positions, zones, leads (with their event log), counters, keys, audits
+    and webhooks in one SQL database."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._pg = engine.dialect.name == "postgresql"
+        self._init_live()
         self._partitions = pos.PartitionManager(engine) if self._pg else None
 
     @property
@@ -146,8 +149,11 @@ class SqlRepository:
             raise StoreUnavailableError(f"database unreachable: {exc}") from exc
         with self._tx() as conn:
             if self._pg:
-                return pos.write_positions_pg(conn, batch)
-            return pos.write_positions_sqlite(conn, batch)
+                written = pos.write_positions_pg(conn, batch)
+            else:
+                written = pos.write_positions_sqlite(conn, batch)
+        self._notify_positions(batch)
+        return written
 
     def get_vessel(self, mmsi: int) -> VesselInfo | None:
         """Latest static data of one vessel."""
@@ -224,9 +230,11 @@ class SqlRepository:
     # leads
     def upsert_leads(self, leads: Sequence[Lead]) -> None:
         """Insert leads, or update open ones as their episodes grow; a closed lead is
-        never rewritten, and an open lead's workflow status is kept."""
+        never rewritten, and an open lead's workflow status is kept. Each real change
+        is also a lead event in the same transaction (the outbox)."""
         with self._tx() as conn:
-            zl.upsert_leads(conn, self._pg, leads, time.time())
+            last_id = zl.upsert_leads(conn, self._pg, leads, time.time())
+        self._notify_events(last_id)
 
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
@@ -239,9 +247,12 @@ class SqlRepository:
             return zl.list_leads(conn, self._pg, query, limit, offset)
 
     def set_lead_status(self, lead_id: str, status: str) -> Lead | None:
-        """Move a lead in the inspectors' workflow; None if there is no such lead."""
+        """Move a lead in the inspectors' workflow (a ``lead.status`` event in the same
+        transaction); None if there is no such lead."""
         with self._tx() as conn:
-            return zl.set_lead_status(conn, lead_id, status, time.time())
+            lead, last_id = zl.set_lead_status(conn, self._pg, lead_id, status, time.time())
+        self._notify_events(last_id)
+        return lead
 
     # counters
     def save_counters(self, counters: dict[str, int]) -> None:

@@ -129,6 +129,26 @@ class ZoneSettings(BaseSettings):
     load_bundled: bool = True
 
 
+class LiveSettings(BaseSettings):
+    """Live delivery: SSE pacing and the webhook dispatcher."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_LIVE_", extra="ignore")
+
+    # keep-alive comment interval on idle streams (proxies close silent connections)
+    sse_ping_s: float = Field(default=15.0, gt=0)
+    # how often a stream re-reads the store when nothing woke it (writers in other
+    # processes, e.g. bus consumers, do not wake this one)
+    poll_s: float = Field(default=1.0, gt=0)
+    sse_batch: int = Field(default=500, gt=0, le=10_000)
+    webhooks: bool = True
+    webhook_timeout_s: float = Field(default=5.0, gt=0)
+    webhook_backoff_initial_s: float = Field(default=1.0, gt=0)
+    webhook_backoff_max_s: float = Field(default=300.0, gt=0)
+    # consecutive failed attempts before an endpoint is disabled (0: never)
+    webhook_disable_after: int = Field(default=10, ge=0)
+    webhook_workers: int = Field(default=4, gt=0, le=64)
+
+
 class Settings(BaseModel):
     """Every concern's settings together."""
 
@@ -137,6 +157,7 @@ class Settings(BaseModel):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     zones: ZoneSettings = Field(default_factory=ZoneSettings)
+    live: LiveSettings = Field(default_factory=LiveSettings)
 
     @classmethod
     def load(cls) -> Settings:
@@ -147,6 +168,7 @@ class Settings(BaseModel):
             ingest=IngestSettings(),
             auth=AuthSettings(),
             zones=ZoneSettings(),
+            live=LiveSettings(),
         )
 
 

@@ -15,11 +15,13 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import Repository
 from vigia.service.http.deps import hash_key
 from vigia.service.http.metrics import ServiceMetrics
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.routes import include_routers
+from vigia.service.runtime.live import LiveHub
 from vigia.service.runtime.worker import IngestWorker
 from vigia.service.settings import Settings, spool_path
 from vigia.zones.model import Zone
@@ -80,6 +82,7 @@ class Runtime:
     settings: Settings
     repository: Repository
     worker: IngestWorker | None
+    live: LiveHub | None = None
 
     @classmethod
     def start(
@@ -97,6 +100,7 @@ class Runtime:
             repo.migrate()
             load_bundled_zones(repo, settings)
             _bootstrap_key(repo, settings)
+            live = LiveHub(repo) if isinstance(repo, LiveStore) else None
             worker = None
             if with_worker:
                 worker = IngestWorker(
@@ -109,7 +113,7 @@ class Runtime:
         except BaseException:
             repo.close()
             raise
-        return cls(settings, repo, worker)
+        return cls(settings, repo, worker, live)
 
     def zones_changed(self) -> None:
         """Rebuild the worker's zone index after an edit."""
@@ -122,6 +126,8 @@ class Runtime:
             if self.worker is not None:
                 self.worker.stop()
         finally:
+            if self.live is not None:
+                self.live.close()
             self.repository.close()
 
 
@@ -139,6 +145,7 @@ def create_app(
         app.state.runtime = runtime
         app.state.repository = runtime.repository
         app.state.worker = runtime.worker
+        app.state.live_hub = runtime.live
         app.state.on_zones_changed = runtime.zones_changed
         if runtime.worker is not None:
             metrics.attach(runtime.worker.snapshot)

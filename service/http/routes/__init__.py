@@ -10,6 +10,7 @@ from vigia.service.http.routes import (
     health,
     keys,
     leads,
+    stream,
     vessels,
     zones,
 )
@@ -17,5 +18,6 @@ from vigia.service.http.routes import (
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
-    for module in (health, zones, vessels, leads, keys, ballast, ballast_arrivals):
+    # stream before leads: /leads/stream must not be read as /leads/{lead_id}
+    for module in (health, zones, vessels, stream, leads, keys, ballast, ballast_arrivals):
         app.include_router(module.router)

@@ -35,7 +35,8 @@ def _run_worker_only(settings: Settings) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    runtime = Runtime.start(settings, with_worker=True)
+    # webhooks go out from the API process only, so two processes never both send them
+    runtime = Runtime.start(settings, with_worker=True, with_webhooks=False)
     try:
         stop.wait()
     finally:

@@ -16,11 +16,36 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from vigia.ingest.records import Position
+from vigia.service.db.events import LeadEvent
 from vigia.service.db.live_store import LiveStore
 
 BBox = tuple[float, float, float, float]
 #: positions held for one slow stream before the oldest are dropped
 _POSITION_QUEUE = 10_000
+
+
+class EventFilter:
+    """Which lead events a subscriber wants (None: any)."""
+
+    def __init__(
+        self,
+        rule: str | None = None,
+        zone_id: str | None = None,
+        authority: str | None = None,
+        min_priority: int = 0,
+        types: frozenset[str] | None = None,
+    ) -> None:
+        self.rule, self.zone_id, self.authority = rule, zone_id, authority
+        self.min_priority, self.types = min_priority, types
+
+    def __call__(self, e: LeadEvent) -> bool:
+        return (
+            (self.types is None or e.type in self.types)
+            and (self.rule is None or e.rule == self.rule)
+            and (self.zone_id is None or e.zone_id == self.zone_id)
+            and (self.authority is None or e.authority == self.authority)
+            and e.priority >= self.min_priority
+        )
 
 
 class Subscription:

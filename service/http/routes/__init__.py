@@ -12,6 +12,7 @@ from vigia.service.http.routes import (
     leads,
     stream,
     vessels,
+    webhooks,
     zones,
 )
 
@@ -19,5 +20,15 @@ from vigia.service.http.routes import (
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
     # stream before leads: /leads/stream must not be read as /leads/{lead_id}
-    for module in (health, zones, vessels, stream, leads, keys, ballast, ballast_arrivals):
+    for module in (
+        health,
+        zones,
+        vessels,
+        stream,
+        leads,
+        keys,
+        ballast,
+        ballast_arrivals,
+        webhooks,
+    ):
         app.include_router(module.router)

@@ -17,14 +17,13 @@ import anyio
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from vigia.service.db.events import LeadEvent
 from vigia.service.db.live_store import LiveStore
 from vigia.service.errors import RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.leads import RULE_CODES
 from vigia.service.http.routes.params import BBOX_DESCRIPTION, get_settings, parse_bbox
-from vigia.service.runtime.live import LiveHub, Subscription, position_json
+from vigia.service.runtime.live import EventFilter, LiveHub, Subscription, position_json
 from vigia.service.settings import Settings
 
 router = APIRouter(tags=["live"], dependencies=[Depends(require_role("viewer"))])
@@ -33,30 +32,6 @@ STREAM_EXAMPLE = (
     'id: 42\nevent: lead.opened\ndata: {"id": "L-3f9c2a1b7d4e5f60", "rule": '
     '"SEC-PLATFORM", "priority": 50, ...}\n\n'
 )
-
-
-class EventFilter:
-    """Which lead events a subscriber wants (None: any)."""
-
-    def __init__(
-        self,
-        rule: str | None = None,
-        zone_id: str | None = None,
-        authority: str | None = None,
-        min_priority: int = 0,
-        types: frozenset[str] | None = None,
-    ) -> None:
-        self.rule, self.zone_id, self.authority = rule, zone_id, authority
-        self.min_priority, self.types = min_priority, types
-
-    def __call__(self, e: LeadEvent) -> bool:
-        return (
-            (self.types is None or e.type in self.types)
-            and (self.rule is None or e.rule == self.rule)
-            and (self.zone_id is None or e.zone_id == self.zone_id)
-            and (self.authority is None or e.authority == self.authority)
-            and e.priority >= self.min_priority
-        )
 
 
 def _resume_from(header: str | None, query: int | None) -> int | None:

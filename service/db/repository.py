@@ -21,6 +21,7 @@ from vigia.service.db import positions as pos
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
+from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import ApiKeyRecord, BBox, LeadQuery
@@ -54,7 +55,7 @@ _IN_BBOX_SQLITE = text(
 )
 
 
-class SqlRepository(LiveStore):
+class SqlRepository(LiveStore, LayerStore):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
 

@@ -26,6 +26,7 @@ CITATIONS: dict[str, str] = {
     "SAR-DISTRESS": "NORMAM-07/DPC 0213 c)",
     "BW-EXCH-200": "NORMAM-20/DPC 2.3.1 a)",
     "BW-EXCH-50": "NORMAM-20/DPC 2.3.1 b)",
+    "ATON-DAMAGE": "NORMAM-07/DPC 0207",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

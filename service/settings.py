@@ -73,6 +73,11 @@ class IngestSettings(BaseSettings):
     # the writer's durable journal (a folder; relative: next to the SQLite file, else the
     # working directory; empty: off, and a killed process loses what it had buffered)
     spool_dir: str | None = "vigia-spool"
+    # ATON-DAMAGE: vessels within this distance of an aid to navigation in the lookback
+    # before it went off position (or silent) are listed as candidates for the damage
+    aton_radius_m: float = Field(default=500.0, gt=0, le=50_000)
+    aton_lookback_s: float = Field(default=3_600.0, gt=0, le=86_400)
+    aton_silent_s: float = Field(default=1_800.0, gt=0)
 
     @field_validator("tcp_feeds", "udp_ports", "files", mode="before")
     @classmethod

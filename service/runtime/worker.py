@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from vigia.alerts.aton import AtonConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import BAD_REASONS
@@ -103,7 +104,8 @@ class IngestWorker:
         )
         self._registry = VesselRegistry()
         self._ingestor = Ingestor(self._registry)
-        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
+        aton = AtonConfig(settings.aton_radius_m, settings.aton_lookback_s, settings.aton_silent_s)
+        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry, aton=aton)
         self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer, spool_dir=spool_dir)
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
         self._lock = threading.Lock()

@@ -288,6 +288,10 @@ class IngestWorker:
         if records:
             self._writer_leads(self._pipeline.process(records))
             self._dirty = True
+            # a lead that has just opened goes out now, not at the next tick: live
+            # delivery (SSE, webhooks) waits on this write
+            opened = [x for x in self._pipeline.open_leads() if x.id not in self._seen_leads]
+            self._writer_leads(opened)
 
     def _tick(self, now: float) -> None:
         # replays run on message time; a quiet live feed still ends episodes on wall time

@@ -24,6 +24,7 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import BAD_REASONS
 from vigia.ingest.records import Position, RawLine, StaticData, VesselInfo
+from vigia.ingest.urgent import is_distress_line
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.snapshot import IngestSnapshot
 from vigia.service.settings import IngestSettings
@@ -108,6 +109,8 @@ class IngestWorker:
         self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry, aton=aton)
         self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer, spool_dir=spool_dir)
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
+        # distress beacons' lines skip the queue (see vigia.ingest.urgent)
+        self._urgent: queue.Queue[RawLine] = queue.Queue(maxsize=10_000)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
         self._threads: list[threading.Thread] = []
@@ -203,6 +206,12 @@ class IngestWorker:
     def _read(self, source: LineSource) -> None:
         try:
             for line in source.lines():
+                if is_distress_line(line.text):
+                    try:
+                        self._urgent.put_nowait(line)
+                        continue
+                    except queue.Full:
+                        pass  # a flood of beacons: the ordinary queue keeps them
                 while not self._stop.is_set():
                     try:
                         self._queue.put(line, timeout=0.5)
@@ -239,7 +248,8 @@ class IngestWorker:
             if now - last_save >= settings.counters_interval_s:
                 self._save_counters()
                 last_save = now
-            if not batch and self.sources_done.is_set() and self._queue.empty():
+            drained = self._queue.empty() and self._urgent.empty()
+            if not batch and self.sources_done.is_set() and drained:
                 if not self.idle.is_set():
                     self._writer_leads(self._pipeline.open_leads())
                     self._writer.flush(timeout=30.0)
@@ -249,8 +259,14 @@ class IngestWorker:
         self._drain_on_stop()
 
     def _take_batch(self) -> list[RawLine]:
+        urgent: list[RawLine] = []
+        with contextlib.suppress(queue.Empty):
+            while len(urgent) < _BATCH:
+                urgent.append(self._urgent.get_nowait())
+        if urgent:
+            return urgent  # processed alone, ahead of the traffic queued before them
         try:
-            first = self._queue.get(timeout=0.2)
+            first = self._queue.get(timeout=0.05)
         except queue.Empty:
             return []
         batch = [first]
@@ -317,6 +333,9 @@ class IngestWorker:
 
     def _drain_on_stop(self) -> None:
         rest: list[RawLine] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                rest.append(self._urgent.get_nowait())
         with contextlib.suppress(queue.Empty):
             while True:
                 rest.append(self._queue.get_nowait())

@@ -12,7 +12,7 @@ from pyais import decode
 from vigia.ingest.urgent import is_distress_line
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import aisgen  # noqa: E402
+import aisgen
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -24,10 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from vigia.alerts.episodes import lead_id
-from vigia.alerts.lead import EvidencePoint, Lead
-from vigia.alerts.rules import citation
-from vigia.ingest.records import AidToNavigation, Position, VesselInfo, flag_mid, iso_utc
+from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
+from vigia.ingest.records import AidToNavigation, Position, VesselInfo, iso_utc
 
 RULE = "ATON-DAMAGE"
 _R = 6_371_008.8  # mean Earth radius (m)
@@ -166,28 +164,24 @@ class AtonWatch:
 
     def _lead(self, a: _Aton, trigger: str, at: float, r: AidToNavigation | None) -> Lead:
         candidates = self._candidates(a, at)
-        evidence = [EvidencePoint(a.last_t, a.lon, a.lat, None, None, None, 0.0)]
+        nearest = candidates[0]["closest_m"] if candidates else 0.0
+        # the lead is about the station (where the passes were measured from)
+        station = EvidencePoint(at, a.lon, a.lat, None, None, None, nearest)
+        points = [station]
         if r is not None and r.lon is not None and r.lat is not None:
-            evidence = [EvidencePoint(r.t, r.lon, r.lat, None, None, None, None)]
-        raw = list(r.raw if r is not None else a.raw)
-        return Lead(
-            id=lead_id(a.mmsi, RULE, None, at),
+            points = [EvidencePoint(r.t, r.lon, r.lat, None, None, None, None)]
+        return build_lead(
             mmsi=a.mmsi,
             rule=RULE,
-            citation=citation(RULE),
-            zone_id=None,
-            zone_kind=None,
+            zone=None,
             started_at=at,
             ended_at=at,
-            min_distance_m=candidates[0]["closest_m"] if candidates else 0.0,
+            key_point=station,
+            points=points,
+            cap=len(points),
+            vessel={**vessel_json(a.mmsi, None), "name": a.name},
             max_sog_kn=None,
-            closest_lon=a.lon,
-            closest_lat=a.lat,
-            closest_t=at,
-            evidence=evidence,
-            raw_sentences=raw,
-            vessel={"name": a.name, "ship_type": None, "length_m": None,
-                    "flag_mid": flag_mid(a.mmsi)},
+            raw_sentences=r.raw if r is not None else a.raw,
             details={
                 "trigger": trigger,
                 "aid_type": a.aid_type,
@@ -196,4 +190,4 @@ class AtonWatch:
                 "lookback_s": self.config.lookback_s,
                 "candidates": candidates,
             },
-        )  # fmt: skip
+        )

@@ -1,7 +1,7 @@
 """Live delivery latency: from a rule-breaking sentence leaving a TCP feed to the lead
 arriving on an SSE client and at a webhook receiver, with ``vigia serve`` on PostGIS.
 
-Usage: python benchmarks/latency.py [--rate 6000] [--seconds 40] [--every 0.5]
+Usage: python -m benchmarks.latency [--rate 6000] [--seconds 40] [--every 0.5]
 
 Creates (and drops) a database on the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s
 server) and runs ``vigia serve`` as a real process (API, worker and webhook dispatcher
@@ -38,16 +38,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks")]
-sys.path.insert(0, str(ROOT / "scripts"))
 
-import aisgen  # noqa: E402
 import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 from httpx_sse import connect_sse  # noqa: E402
 from standardwebhooks import Webhook  # noqa: E402
 
 from benchmarks.api import CORPUS, drop_database, temp_database  # noqa: E402
+from scripts import aisgen  # noqa: E402
 
 KEY = "latency-bench-admin-key-0123456789abcdefghijkl"
 FPSO = (-40.0566667, -21.3383334)  # FPSO Cidade de Anchieta, a bundled platform zone

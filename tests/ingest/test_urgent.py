@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 from pyais import decode
 
+from scripts import aisgen
 from vigia.ingest.urgent import is_distress_line
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import aisgen
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from pyproj import Geod
 
+from vigia.alerts.aton import AtonConfig, AtonWatch
 from vigia.alerts.distress import DistressTracker, is_distress_mmsi
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.lead import EvidencePoint, Lead
@@ -28,7 +29,7 @@ from vigia.alerts.rules import (
     is_sailing,
 )
 from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
-from vigia.ingest.records import Position, Record, StaticData, device_class
+from vigia.ingest.records import AidToNavigation, Position, Record, StaticData, device_class
 from vigia.ingest.registry import VesselRegistry
 from vigia.ingest.units import valid_lonlat
 from vigia.zones.evaluate import ZoneIndex
@@ -41,7 +42,11 @@ class LeadPipeline:
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
-        self, index: ZoneIndex, registry: VesselRegistry, config: EpisodeConfig | None = None
+        self,
+        index: ZoneIndex,
+        registry: VesselRegistry,
+        config: EpisodeConfig | None = None,
+        aton: AtonConfig | None = None,
     ) -> None:
         self.index = index
         self.registry = registry
@@ -56,6 +61,7 @@ class LeadPipeline:
         self._now = -math.inf
         self._last_sweep = -math.inf
         self._distress = DistressTracker(index, self.config)
+        self._aton = AtonWatch(aton, registry.get)
         self.counters: dict[str, int] = {
             "positions": 0,
             "positions_skipped": 0,
@@ -69,6 +75,7 @@ class LeadPipeline:
         """Feed a batch of records; returns the leads closed during it."""
         batch: list[Position] = []
         beacons: list[Position] = []
+        atons: list[AidToNavigation] = []
         skipped = 0
         for r in records:
             if type(r) is Position:
@@ -88,7 +95,11 @@ class LeadPipeline:
                     skipped += 1
             elif isinstance(r, StaticData):
                 self.registry.update(r)
+            elif type(r) is AidToNavigation:
+                atons.append(r)
         self.counters["positions_skipped"] += skipped
+        if atons or (batch and self._aton.watching):
+            self._closed += self._aton.feed(atons, batch)  # ATON-DAMAGE, see aton.py
         if beacons:
             self._now = max(self._now, max(p.t for p in beacons))
             self._closed += self._distress.feed(beacons)
@@ -149,7 +160,7 @@ class LeadPipeline:
                 self._apply(vs, pos, hits)
         for mmsi in list(self._open):
             self._close_stale(mmsi, self._vessels[mmsi], now)
-        self._closed += self._distress.expire(now)
+        self._closed += self._distress.expire(now) + self._aton.expire(now)
         if now - self._last_sweep > cfg.forget_after_s:
             self._last_sweep = now
             stale = [
@@ -201,6 +212,7 @@ class LeadPipeline:
         # the counts so far stay with this pipeline; the new one counts from zero
         distress.counters = dict.fromkeys(distress.counters, 0)
         nxt._distress = distress
+        nxt._aton = self._aton  # AtoNs and the passes near them do not depend on zones
         return nxt, leads
 
     @property

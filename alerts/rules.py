@@ -28,6 +28,7 @@ CITATIONS: dict[str, str] = {
     "BW-EXCH-50": "NORMAM-20/DPC 2.3.1 b)",
     # a detained or sealed vessel (lacre) that moves: it must stay out of traffic
     "PROC-SEAL": "NORMAM-07/DPC 0310",
+    "ATON-DAMAGE": "NORMAM-07/DPC 0207",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

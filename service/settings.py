@@ -90,6 +90,11 @@ class IngestSettings(BaseSettings):
     # the writer's durable journal (a folder; relative: next to the SQLite file, else the
     # working directory; empty: off, and a killed process loses what it had buffered)
     spool_dir: str | None = "vigia-spool"
+    # ATON-DAMAGE: vessels within this distance of an aid to navigation in the lookback
+    # before it went off position (or silent) are listed as candidates for the damage
+    aton_radius_m: float = Field(default=500.0, gt=0, le=50_000)
+    aton_lookback_s: float = Field(default=3_600.0, gt=0, le=86_400)
+    aton_silent_s: float = Field(default=1_800.0, gt=0)
 
     @field_validator("tcp_feeds", "udp_ports", "files", mode="before")
     @classmethod
@@ -170,6 +175,26 @@ class BusSettings(BaseSettings):
     stream_max_bytes: int = Field(default=10 * 2**30, gt=0)
 
 
+class LiveSettings(BaseSettings):
+    """Live delivery: SSE pacing and the webhook dispatcher."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_LIVE_", extra="ignore")
+
+    # keep-alive comment interval on idle streams (proxies close silent connections)
+    sse_ping_s: float = Field(default=15.0, gt=0)
+    # how often a stream re-reads the store when nothing woke it (writers in other
+    # processes, e.g. bus consumers, do not wake this one)
+    poll_s: float = Field(default=1.0, gt=0)
+    sse_batch: int = Field(default=500, gt=0, le=10_000)
+    webhooks: bool = True
+    webhook_timeout_s: float = Field(default=5.0, gt=0)
+    webhook_backoff_initial_s: float = Field(default=1.0, gt=0)
+    webhook_backoff_max_s: float = Field(default=300.0, gt=0)
+    # consecutive failed attempts before an endpoint is disabled (0: never)
+    webhook_disable_after: int = Field(default=10, ge=0)
+    webhook_workers: int = Field(default=4, gt=0, le=64)
+
+
 class Settings(BaseModel):
     """Every concern's settings together."""
 
@@ -179,6 +204,7 @@ class Settings(BaseModel):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     zones: ZoneSettings = Field(default_factory=ZoneSettings)
     bus: BusSettings = Field(default_factory=BusSettings)
+    live: LiveSettings = Field(default_factory=LiveSettings)
 
     @classmethod
     def load(cls) -> Settings:
@@ -190,6 +216,7 @@ class Settings(BaseModel):
             auth=AuthSettings(),
             zones=ZoneSettings(),
             bus=BusSettings(),
+            live=LiveSettings(),
         )
 
 

@@ -42,7 +42,8 @@ def _run_worker_only(settings: Settings) -> int:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    runtime = Runtime.start(settings, with_worker=True)
+    # webhooks go out from the API process only, so two processes never both send them
+    runtime = Runtime.start(settings, with_worker=True, with_webhooks=False)
     # no API here, but the worker's own /healthz and /metrics on the API port: a split
     # deployment is otherwise blind to the process that does the storing
     probe = worker_probe(runtime, settings.api.host, settings.api.port)

@@ -18,12 +18,15 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
 from vigia.service.db import procedure_store as ps
 from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
+from vigia.service.db.layers import LayerStore
+from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import ApiKeyRecord, BBox, LeadQuery
 from vigia.service.errors import StoreUnavailableError
@@ -56,12 +59,14 @@ _IN_BBOX_SQLITE = text(
 )
 
 
-class SqlRepository:
-    """Vessels, positions, zones, leads, counters, keys and audits in one SQL database."""
+class SqlRepository(LiveStore, LayerStore):
+    """Vessels, positions, zones, leads (with their event log), counters, keys, audits
+    and webhooks in one SQL database."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._pg = engine.dialect.name == "postgresql"
+        self._init_live()
         self._partitions = pos.PartitionManager(engine) if self._pg else None
 
     @property
@@ -149,12 +154,14 @@ class SqlRepository:
             raise StoreUnavailableError(f"database unreachable: {exc}") from exc
         with self._tx() as conn:
             if self._pg:
-                n = pos.write_positions_pg(conn, batch)
+                written = pos.write_positions_pg(conn, batch)
             else:
-                n = pos.write_positions_sqlite(conn, batch)
+                written = pos.write_positions_sqlite(conn, batch)
             # 0310: a sealed vessel that moves raises its lead with the positions
-            sl.check_watch(conn, self._pg, batch)
-            return n
+            last_id = sl.check_watch(conn, self._pg, batch)
+        self._notify_positions(batch)
+        self._notify_events(last_id)
+        return written
 
     def get_vessel(self, mmsi: int) -> VesselInfo | None:
         """Latest static data of one vessel."""
@@ -245,10 +252,13 @@ class SqlRepository:
         """Insert leads, or update open ones as their episodes grow; a closed lead is
         never rewritten, and an open lead's workflow status is kept. A lead without an
         authority is routed by the stored jurisdiction zones (ballast leads by their AIS
-        destination port first, NORMAM-20 2.1.2)."""
-        now = time.time()
+        destination port first, NORMAM-20 2.1.2). Each real change is also a lead event
+        in the same transaction (the outbox); silenced leads are stored but not pushed."""
         with self._tx() as conn:
-            zl.upsert_leads(conn, self._pg, sl.prepare_leads(conn, self._pg, leads), now)
+            last_id = zl.upsert_leads(
+                conn, self._pg, sl.prepare_leads(conn, self._pg, leads), time.time()
+            )
+        self._notify_events(last_id)
 
     def get_lead(self, lead_id: str) -> Lead | None:
         """One lead with its evidence."""
@@ -264,7 +274,11 @@ class SqlRepository:
         """The one way a lead's procedure changes: checked by the state machine, written
         with its history row in one transaction; None if there is no such lead."""
         with self._tx() as conn:
-            return ps.move_lead(conn, self._pg, lead_id, move, actor, time.time())
+            ev.lock(conn, self._pg)  # event ids stay in commit order
+            lead = ps.move_lead(conn, self._pg, lead_id, move, actor, time.time())
+            last_id = 0 if lead is None else ev.append(conn, [(ev.STATUS, lead, None)], time.time())
+        self._notify_events(last_id)
+        return lead
 
     def lead_history(self, lead_id: str) -> list[dict[str, Any]]:
         """A lead's append-only history, oldest first."""

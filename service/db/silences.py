@@ -93,18 +93,20 @@ def release_watch(conn: Connection, entry_id: int) -> bool:
     return bool(res.rowcount)
 
 
-def check_watch(conn: Connection, pg: bool, positions: Sequence[Position]) -> list[Lead]:
+def check_watch(conn: Connection, pg: bool, positions: Sequence[Position]) -> int:
     """Raise a lead for each watched vessel that moved beyond its radius in
-    ``positions``; the entry is then spent (one lead per detention)."""
+    ``positions``; the entry is then spent (one lead per detention). Returns the last
+    lead event id written (0 if none)."""
     rows = conn.execute(select(*_W.__table__.columns).where(_W.active)).all()
     if not rows:
-        return []
+        return 0
     entries = [
         WatchEntry(r.id, r.mmsi, r.lon, r.lat, r.radius_m, r.reason, r.authority) for r in rows
     ]
     leads = breaches(entries, positions)
-    if leads:
-        zl.upsert_leads(conn, pg, prepare_leads(conn, pg, leads), time.time())
-        spent = [int(lead.details["watch_id"]) for lead in leads]
-        conn.execute(update(_W).where(_W.id.in_(spent)).values(active=False))
-    return leads
+    if not leads:
+        return 0
+    last_id = zl.upsert_leads(conn, pg, prepare_leads(conn, pg, leads), time.time())
+    spent = [int(lead.details["watch_id"]) for lead in leads]
+    conn.execute(update(_W).where(_W.id.in_(spent)).values(active=False))
+    return last_id

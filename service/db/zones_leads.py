@@ -26,6 +26,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
+from vigia.service.db import events as ev
 from vigia.service.db.codec import (
     geometry_wkb,
     lead_row,
@@ -150,12 +151,32 @@ def _count(conn: Connection, *conds: ColumnElement[bool]) -> int:
     return int(conn.execute(select(func.count()).select_from(_Z).where(*conds)).scalar() or 0)
 
 
-def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) -> None:
-    """Insert new leads; update open ones (keeping their workflow status); leave closed ones."""
+def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) -> int:
+    """Insert new leads; update open ones (keeping their workflow status); leave closed
+    ones. Writes a ``lead.opened`` or ``lead.updated`` event for each lead that really
+    changed, in this transaction; returns the highest event id written (0 if none)."""
     if not leads:
-        return
+        return 0
     last = {lead.id: lead for lead in leads}  # one statement may not touch a row twice
+    # taken before reading the stored state, so two writers cannot both call a lead new
+    ev.lock(conn, pg)
+    stored: dict[str, Any] = {}
+    ids = list(last)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        found = select(LeadRow.id, LeadRow.ended_at, LeadRow.digest, LeadRow.status)
+        stored.update((r.id, r) for r in conn.execute(found.where(LeadRow.id.in_(chunk))))
     rows = [lead_row(lead, now) for lead in last.values()]
+    events: list[tuple[str, Lead, str | None]] = []
+    for row, lead in zip(rows, last.values(), strict=True):
+        row["digest"] = ev.digest(row)
+        prev = stored.get(lead.id)
+        if lead.silence_id is not None:
+            continue  # a silenced episode is stored and marked, never pushed
+        if prev is None:
+            events.append((ev.OPENED, lead, None))
+        elif prev.ended_at is None and prev.digest != row["digest"]:
+            events.append((ev.UPDATED, lead, prev.status))
     ins = (pg_insert if pg else sqlite_insert)(LeadRow)
     keep = {"id", "status"}  # the procedure columns are not in lead_row at all
     set_ = {c: ins.excluded[c] for c in rows[0] if c not in keep}
@@ -166,6 +187,7 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
         where=LeadRow.ended_at.is_(None) & (LeadRow.status != "closed"),
     )
     conn.execute(stmt, rows)
+    return ev.append(conn, events, now)
 
 
 def get_lead(conn: Connection, lead_id: str) -> Lead | None:

@@ -15,12 +15,15 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import Repository
 from vigia.service.http.dashboard import install_dashboard
 from vigia.service.http.deps import hash_key
 from vigia.service.http.metrics import ServiceMetrics
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.routes import include_routers
+from vigia.service.runtime.live import LiveHub
+from vigia.service.runtime.webhooks import WebhookDispatcher
 from vigia.service.runtime.worker import IngestWorker
 from vigia.service.settings import Settings, spool_path
 from vigia.zones.model import Zone
@@ -81,12 +84,20 @@ class Runtime:
     settings: Settings
     repository: Repository
     worker: IngestWorker | None
+    live: LiveHub | None = None
+    dispatcher: WebhookDispatcher | None = None
 
     @classmethod
     def start(
-        cls, settings: Settings, *, with_worker: bool, repository: Repository | None = None
+        cls,
+        settings: Settings,
+        *,
+        with_worker: bool,
+        repository: Repository | None = None,
+        with_webhooks: bool = True,
     ) -> Runtime:
-        """Open the store (unless given one), migrate it, load bundled zones, start the worker."""
+        """Open the store (unless given one), migrate it, load bundled zones, start the
+        worker and (unless ``with_webhooks`` is false) the webhook dispatcher."""
         if repository is None:
             from vigia.service.db.store import open_repository
 
@@ -98,6 +109,7 @@ class Runtime:
             repo.migrate()
             load_bundled_zones(repo, settings)
             _bootstrap_key(repo, settings)
+            live = LiveHub(repo) if isinstance(repo, LiveStore) else None
             worker = None
             if with_worker:
                 worker = IngestWorker(
@@ -107,10 +119,16 @@ class Runtime:
                     spool_dir=spool_path(settings.ingest, settings.database),
                 )
                 worker.start()
+            dispatcher = None
+            hooks = with_webhooks and settings.live.webhooks
+            if live is not None and hooks and isinstance(repo, LiveStore):
+                dispatcher = WebhookDispatcher(repo, settings.live)
+                live.on_events_thread(dispatcher.wake)
+                dispatcher.start()
         except BaseException:
             repo.close()
             raise
-        return cls(settings, repo, worker)
+        return cls(settings, repo, worker, live, dispatcher)
 
     def zones_changed(self) -> None:
         """Rebuild the worker's zone index after an edit."""
@@ -123,6 +141,10 @@ class Runtime:
             if self.worker is not None:
                 self.worker.stop()
         finally:
+            if self.dispatcher is not None:
+                self.dispatcher.stop()
+            if self.live is not None:
+                self.live.close()
             self.repository.close()
 
 
@@ -140,6 +162,8 @@ def create_app(
         app.state.runtime = runtime
         app.state.repository = runtime.repository
         app.state.worker = runtime.worker
+        app.state.live_hub = runtime.live
+        app.state.dispatcher = runtime.dispatcher
         app.state.on_zones_changed = runtime.zones_changed
         if runtime.worker is not None:
             metrics.attach(runtime.worker.snapshot)

@@ -29,15 +29,21 @@ def get_repository(request: Request) -> Repository:
 
 
 def require_role(role: str) -> Callable[..., ApiKeyRecord]:
-    """A dependency that admits a request whose ``X-API-Key`` has at least ``role``."""
+    """A dependency that admits a request whose key (``X-API-Key``, or ``Authorization:
+    Bearer <key>`` for GIS clients that cannot set other headers) has at least ``role``."""
     needed = ROLES[role]
 
     def dependency(
         request: Request,
         x_api_key: str | None = Header(default=None, alias="X-API-Key"),
+        authorization: str | None = Header(default=None, include_in_schema=False),
     ) -> ApiKeyRecord:
+        if not x_api_key and authorization:
+            scheme, _, token = authorization.partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                x_api_key = token.strip()
         if not x_api_key:
-            raise AuthenticationError("missing X-API-Key header")
+            raise AuthenticationError("missing X-API-Key header (or Authorization: Bearer)")
         record = get_repository(request).find_api_key(hash_key(x_api_key))
         if record is None or record.revoked:
             raise AuthenticationError("unknown or revoked API key")

@@ -100,9 +100,16 @@ def _zone_extra(exc: VigiaError) -> dict[str, Any]:
     return {}
 
 
+def _ogc_read(request: Request) -> bool:
+    """A read of an OGC API - Features resource: a bad query there is 400 (Part 1)."""
+    return request.method in ("GET", "HEAD") and request.url.path.startswith("/collections")
+
+
 async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, VigiaError)
     status = status_for(exc)
+    if status == 422 and _ogc_read(request):
+        return problem(400, "invalid-query", str(exc), request.url.path)
     if status >= 500:
         log.error("%s on %s: %s", type(exc).__name__, request.url.path, exc)
     extra = _zone_extra(exc)
@@ -122,6 +129,8 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
         for e in exc.errors()
     ]
     detail = "; ".join(f"{e['loc']}: {e['msg']}" for e in errors) or "invalid request"
+    if _ogc_read(request):
+        return problem(400, "invalid-query", detail, request.url.path, errors=errors)
     return problem(422, "invalid-request", detail, request.url.path, errors=errors)
 
 
@@ -153,6 +162,12 @@ def document_problems(doc: dict[str, Any], open_paths: frozenset[str]) -> None:
         "name": "X-API-Key",
         "description": "roles: viewer < inspector < admin (`vigia apikey create`)",
     }
+    # GIS clients (GDAL's OAPIF driver, QGIS) can send only standard headers
+    doc["components"]["securitySchemes"]["BearerKey"] = {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "the same API key as `Authorization: Bearer <key>`",
+    }
     for path, item in doc.get("paths", {}).items():
         for op in item.values():
             if not isinstance(op, dict) or "responses" not in op:
@@ -162,7 +177,7 @@ def document_problems(doc: dict[str, Any], open_paths: frozenset[str]) -> None:
             keep = PROBLEM_MEDIA_TYPE in (responses.get("422") or {}).get("content", {})
             wanted = [422] if has_422 and not keep else []
             if path not in open_paths:
-                op["security"] = [{"ApiKey": []}]
+                op["security"] = [{"ApiKey": []}, {"BearerKey": []}]
                 wanted += [401, 403]
             for status, entry in problem_responses(*wanted).items():
                 responses[str(status)] = entry

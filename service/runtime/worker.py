@@ -19,10 +19,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from vigia.alerts.aton import AtonConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import BAD_REASONS, NOT_USED
 from vigia.ingest.records import Position, RawLine, StaticData, VesselInfo
+from vigia.ingest.urgent import is_distress_line
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.feeds import LineSource, sources_from_settings
 from vigia.service.runtime.snapshot import IngestSnapshot
@@ -92,7 +94,8 @@ class IngestWorker:
             # replayed files keep their historical times; only live feeds can be stale
             historical_sources=[s.name for s in self._sources if isinstance(s, FileSource)],
         )
-        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
+        aton = AtonConfig(settings.aton_radius_m, settings.aton_lookback_s, settings.aton_silent_s)
+        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry, aton=aton)
         self._writer = BufferedWriter(
             repo,
             max_buffered=settings.write_buffer,
@@ -100,6 +103,8 @@ class IngestWorker:
             spool_dir=spool_dir,
         )
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
+        # distress beacons' lines skip the queue (see vigia.ingest.urgent)
+        self._urgent: queue.Queue[RawLine] = queue.Queue(maxsize=10_000)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
         self._threads: list[threading.Thread] = []
@@ -216,6 +221,12 @@ class IngestWorker:
     def _read(self, source: LineSource) -> None:
         try:
             for line in source.lines():
+                if is_distress_line(line.text):
+                    try:
+                        self._urgent.put_nowait(line)
+                        continue
+                    except queue.Full:
+                        pass  # a flood of beacons: the ordinary queue keeps them
                 while not self._stop.is_set():
                     try:
                         self._queue.put(line, timeout=0.5)
@@ -254,7 +265,8 @@ class IngestWorker:
             if now - last_save >= settings.counters_interval_s:
                 self._save_counters()
                 last_save = now
-            if not batch and self.sources_done.is_set() and self._queue.empty():
+            drained = self._queue.empty() and self._urgent.empty()
+            if not batch and self.sources_done.is_set() and drained:
                 if not self.idle.is_set():
                     self._writer_leads(self._pipeline.open_leads())
                     self._writer.flush(timeout=30.0)
@@ -264,8 +276,14 @@ class IngestWorker:
         self._drain_on_stop()
 
     def _take_batch(self) -> list[RawLine]:
+        urgent: list[RawLine] = []
+        with contextlib.suppress(queue.Empty):
+            while len(urgent) < _BATCH:
+                urgent.append(self._urgent.get_nowait())
+        if urgent:
+            return urgent  # processed alone, ahead of the traffic queued before them
         try:
-            first = self._queue.get(timeout=0.2)
+            first = self._queue.get(timeout=0.05)
         except queue.Empty:
             return []
         batch = [first]
@@ -305,6 +323,10 @@ class IngestWorker:
         if records:
             self._writer_leads(self._pipeline.process(records))
             self._dirty = True
+            # a lead that has just opened goes out now, not at the next tick: live
+            # delivery (SSE, webhooks) waits on this write
+            opened = [x for x in self._pipeline.open_leads() if x.id not in self._seen_leads]
+            self._writer_leads(opened)
 
     def _tick(self, now: float) -> None:
         # replays run on message time; a quiet live feed still ends episodes on wall time
@@ -330,6 +352,9 @@ class IngestWorker:
 
     def _drain_on_stop(self) -> None:
         rest: list[RawLine] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                rest.append(self._urgent.get_nowait())
         with contextlib.suppress(queue.Empty):
             while True:
                 rest.append(self._queue.get_nowait())

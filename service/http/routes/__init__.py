@@ -12,26 +12,33 @@ from vigia.service.http.routes import (
     keys,
     leads,
     map_layers,
+    ogc,
     procedure,
     silences,
+    stream,
     vessels,
+    webhooks,
     zones,
 )
 
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
+    # stream before leads: /leads/stream must not be read as /leads/{lead_id}
     for module in (
         health,
         zones,
         vessels,
+        stream,
         leads,
         procedure,
         silences,
+        ogc,
         keys,
         ballast,
         ballast_arrivals,
         documents,
         map_layers,
+        webhooks,
     ):
         app.include_router(module.router)

@@ -15,6 +15,7 @@ from vigia.service.db.protocol import Repository
 from vigia.service.errors import NotFoundError, PayloadTooLargeError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
+from vigia.service.http.routes.ogc import only_params
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
@@ -33,12 +34,6 @@ from vigia.zones.model import Zone
 router = APIRouter(tags=["zones"], dependencies=[Depends(require_role("viewer"))])
 admin = [Depends(require_role("admin"))]
 
-CONFORMANCE = [
-    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
-    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
-    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
-    "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
-]
 EXAMPLE_FEATURE: dict[str, Any] = {
     "type": "Feature",
     "id": "plat-p66",
@@ -52,7 +47,7 @@ EXAMPLE_COLLECTION: dict[str, Any] = {
     "numberReturned": 1,
     "links": [{"rel": "self", "href": "http://127.0.0.1:8000/collections/zones/items?limit=10"}],
 }
-_READ_ERRORS = problem_responses(401, 403, 422)
+_READ_ERRORS = problem_responses(400, 401, 403)
 _WRITE_ERRORS = problem_responses(401, 403, 404, 413, 422)
 _WRITE_ERRORS[422]["content"][PROBLEM_MEDIA_TYPE]["example"] |= {
     "type": "urn:vigia:problem:invalid-zone",
@@ -99,77 +94,13 @@ def _overlaps(zone: Zone, start: float | None, end: float | None) -> bool:
     return (vf is None or end is None or vf <= end) and (vt is None or start is None or vt >= start)
 
 
-@router.get(
-    "/",
-    summary="Landing page",
-    responses={200: {"content": {"application/json": {"example": {"title": "Vigia"}}}}},
-)
-def landing(request: Request) -> dict[str, Any]:
-    """Links to the API description, conformance and collections."""
-    base = str(request.base_url).rstrip("/")
-    return {
-        "title": "Vigia",
-        "description": "AIS watch over NORMAM-07 closed areas and NORMAM-20 ballast rules",
-        "links": [
-            {"rel": "self", "href": f"{base}/", "type": "application/json"},
-            {"rel": "service-desc", "href": f"{base}/openapi.json", "type": "application/json"},
-            {"rel": "conformance", "href": f"{base}/conformance"},
-            {"rel": "data", "href": f"{base}/collections"},
-        ],
-    }
-
-
-@router.get(
-    "/conformance",
-    summary="Conformance classes",
-    responses={200: {"content": {"application/json": {"example": {"conformsTo": CONFORMANCE}}}}},
-)
-def conformance() -> dict[str, Any]:
-    """The OGC API - Features conformance classes implemented."""
-    return {"conformsTo": CONFORMANCE}
-
-
-def _collection(request: Request) -> dict[str, Any]:
-    base = str(request.base_url).rstrip("/")
-    return {
-        "id": "zones",
-        "title": "NORMAM-07 zones",
-        "description": "Areas closed to traffic; every edit makes a new version",
-        "itemType": "feature",
-        "crs": ["http://www.opengis.net/def/crs/OGC/1.3/CRS84"],
-        "links": [
-            {"rel": "items", "href": f"{base}/collections/zones/items", "type": GEOJSON_MEDIA_TYPE}
-        ],
-    }
-
-
-@router.get(
-    "/collections",
-    summary="Collections",
-    responses={
-        200: {"content": {"application/json": {"example": {"collections": [{"id": "zones"}]}}}}
-    },
-)
-def collections(request: Request) -> dict[str, Any]:
-    """The feature collections served (zones)."""
-    return {"collections": [_collection(request)], "links": []}
-
-
-@router.get(
-    "/collections/zones",
-    summary="The zones collection",
-    responses={200: {"content": {"application/json": {"example": {"id": "zones"}}}}},
-)
-def zones_collection(request: Request) -> dict[str, Any]:
-    """Metadata of the zones collection."""
-    return _collection(request)
-
-
-@router.get(
+@router.api_route(
     "/collections/zones/items",
+    methods=["GET", "HEAD"],
     summary="List zones",
     response_class=GeoJSONResponse,
     responses={**_geojson_example(EXAMPLE_COLLECTION), **_READ_ERRORS},
+    dependencies=[only_params("bbox", "datetime", "limit", "offset")],
 )
 def list_zone_items(
     request: Request,
@@ -197,13 +128,16 @@ def list_zone_items(
     return feature_page(request, [feature_of(z) for z in page], offset, size, total)
 
 
-@router.get(
+@router.api_route(
     "/collections/zones/items/{zone_id}",
+    methods=["GET", "HEAD"],
     summary="One zone",
     response_class=GeoJSONResponse,
-    responses={**_geojson_example(EXAMPLE_FEATURE), **problem_responses(401, 403, 404)},
+    responses={**_geojson_example(EXAMPLE_FEATURE), **problem_responses(400, 401, 403, 404)},
+    dependencies=[only_params("version")],
 )
 def get_zone_item(
+    request: Request,
     zone_id: Annotated[str, Path(max_length=200)],
     repo: Annotated[Repository, Depends(get_repository)],
     version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
@@ -212,7 +146,14 @@ def get_zone_item(
     zone = repo.get_zone(zone_id, version)
     if zone is None:
         raise NotFoundError(f"no zone with id {zone_id!r}")
-    return GeoJSONResponse(feature_of(zone))
+    base = str(request.base_url).rstrip("/")
+    feature = feature_of(zone)
+    feature["links"] = [
+        {"rel": "self", "href": f"{base}/collections/zones/items/{zone.id}",
+         "type": GEOJSON_MEDIA_TYPE},
+        {"rel": "collection", "href": f"{base}/collections/zones", "type": "application/json"},
+    ]  # fmt: skip
+    return GeoJSONResponse(feature)
 
 
 async def _read_upload(request: Request, settings: Settings) -> dict[str, Any]:

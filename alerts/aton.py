@@ -1,0 +1,193 @@
+"""ATON-DAMAGE (NORMAM-07 0207): an aid to navigation that reports itself off position
+(AIS type 21 ``off_position``), or that stops reporting, raises a lead listing the
+vessels that passed within ``radius_m`` of it in the ``lookback_s`` before, as
+candidates for the damage.
+
+An inspector needs to know which hulls came close to the buoy, not every ship in the
+port: only passes inside the radius are kept, per AtoN, for the lookback window (a
+bounded ring each). Distances are metres in a local equirectangular frame centred on
+the AtoN, whose error at a few kilometres is far below the accuracy of an AIS fix.
+
+One lead per onset: it is raised (already closed: it records a moment) when the AtoN
+first says it is off position, or has been silent ``silent_s``; it re-arms once the AtoN
+reports on position again. Virtual AtoNs (a broadcast with no buoy) are ignored, and an
+AtoN is only watched for silence once it has reported at least twice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
+from vigia.ingest.records import AidToNavigation, Position, VesselInfo, iso_utc
+
+RULE = "ATON-DAMAGE"
+_R = 6_371_008.8  # mean Earth radius (m)
+_MAX_PASSES = 20_000  # per AtoN; a busy channel buoy sees a few thousand fixes an hour
+_MAX_CANDIDATES = 50
+
+
+@dataclass(slots=True, frozen=True)
+class AtonConfig:
+    """How close is "passed close", how far back to look, and how long a silence is."""
+
+    radius_m: float = 500.0
+    lookback_s: float = 3_600.0
+    silent_s: float = 1_800.0
+
+
+@dataclass(slots=True)
+class _Aton:
+    mmsi: int
+    lon: float  # the last position it reported on station (where the damage happened)
+    lat: float
+    name: str | None
+    aid_type: int | None
+    last_t: float
+    reports: int = 1
+    armed: bool = True
+    raw: tuple[str, ...] = ()
+    passes: deque[tuple[float, int, float, float, float]] = field(
+        default_factory=lambda: deque(maxlen=_MAX_PASSES)
+    )  # (t, mmsi, distance_m, lon, lat)
+
+
+class AtonWatch:
+    """Per-AtoN state and the vessel passes near each (see module docstring)."""
+
+    def __init__(
+        self,
+        config: AtonConfig | None = None,
+        vessel: Callable[[int], VesselInfo | None] | None = None,
+    ) -> None:
+        self.config = config or AtonConfig()
+        self._vessel = vessel or (lambda _m: None)
+        self._atons: dict[int, _Aton] = {}
+        self.counters = {"aton_reports": 0, "aton_passes": 0}
+
+    @property
+    def watching(self) -> bool:
+        """Whether any AtoN is known (else vessel positions need not be looked at)."""
+        return bool(self._atons)
+
+    def feed(self, reports: Sequence[AidToNavigation], vessels: Sequence[Position]) -> list[Lead]:
+        """Account AtoN reports and vessel positions (with coordinates); returns leads."""
+        if vessels and self._atons:
+            self._passes(vessels)
+        out: list[Lead] = []
+        for r in sorted(reports, key=lambda r: r.t):
+            lead = self._report(r)
+            if lead is not None:
+                out.append(lead)
+        return out
+
+    def expire(self, now: float) -> list[Lead]:
+        """Raise a lead for each AtoN silent for ``silent_s`` at stream time ``now``."""
+        out = []
+        for a in self._atons.values():
+            if a.armed and a.reports >= 2 and now - a.last_t > self.config.silent_s:
+                a.armed = False
+                out.append(self._lead(a, "silent", a.last_t + self.config.silent_s, None))
+        return out
+
+    def _report(self, r: AidToNavigation) -> Lead | None:
+        self.counters["aton_reports"] += 1
+        if r.virtual or r.lon is None or r.lat is None:
+            return None
+        if not (-180.0 <= r.lon <= 180.0 and -90.0 <= r.lat <= 90.0):
+            return None
+        a = self._atons.get(r.mmsi)
+        if a is None:
+            a = self._atons[r.mmsi] = _Aton(r.mmsi, r.lon, r.lat, r.name, r.aid_type, r.t)
+        elif r.t >= a.last_t:
+            a.last_t = r.t
+            a.reports += 1
+        a.name = r.name or a.name
+        a.aid_type = r.aid_type if r.aid_type is not None else a.aid_type
+        if not r.off_position:
+            # on station (or back): this is the position to measure passes from
+            a.lon, a.lat, a.armed, a.raw = r.lon, r.lat, True, r.raw
+            return None
+        if not a.armed:
+            return None
+        a.armed = False
+        return self._lead(a, "off_position", r.t, r)
+
+    def _passes(self, vessels: Sequence[Position]) -> None:
+        lon = np.fromiter((p.lon for p in vessels), dtype=np.float64, count=len(vessels))
+        lat = np.fromiter((p.lat for p in vessels), dtype=np.float64, count=len(vessels))
+        reach = self.config.radius_m / _R * 180.0 / math.pi  # degrees of latitude
+        for a in self._atons.values():
+            near = np.flatnonzero(np.abs(lat - a.lat) <= reach)
+            if near.size == 0:
+                continue
+            k = math.cos(math.radians(a.lat))
+            dx = np.radians(lon[near] - a.lon) * k * _R
+            dy = np.radians(lat[near] - a.lat) * _R
+            d = np.hypot(dx, dy)
+            for i, dist in zip(near[d <= self.config.radius_m].tolist(),
+                               d[d <= self.config.radius_m].tolist(), strict=True):  # fmt: skip
+                p = vessels[i]
+                a.passes.append((p.t, p.mmsi, dist, lon[i].item(), lat[i].item()))
+                self.counters["aton_passes"] += 1
+            horizon = a.last_t - self.config.lookback_s
+            while a.passes and a.passes[0][0] < horizon:
+                a.passes.popleft()
+
+    def _candidates(self, a: _Aton, at: float) -> list[dict[str, Any]]:
+        best: dict[int, tuple[float, float, int, float, float]] = {}
+        start = at - self.config.lookback_s
+        for t, mmsi, dist, lon, lat in a.passes:
+            if start <= t <= at and (mmsi not in best or dist < best[mmsi][0]):
+                best[mmsi] = (dist, t, mmsi, lon, lat)
+        out = []
+        for dist, t, mmsi, lon, lat in sorted(best.values())[:_MAX_CANDIDATES]:
+            v = self._vessel(mmsi)
+            out.append(
+                {
+                    "mmsi": mmsi,
+                    "name": v.name if v else None,
+                    "ship_type": v.ship_type if v else None,
+                    "closest_m": round(dist, 1),
+                    "t": iso_utc(t),
+                    "lon": lon,
+                    "lat": lat,
+                }
+            )
+        return out
+
+    def _lead(self, a: _Aton, trigger: str, at: float, r: AidToNavigation | None) -> Lead:
+        candidates = self._candidates(a, at)
+        nearest = candidates[0]["closest_m"] if candidates else 0.0
+        # the lead is about the station (where the passes were measured from)
+        station = EvidencePoint(at, a.lon, a.lat, None, None, None, nearest)
+        points = [station]
+        if r is not None and r.lon is not None and r.lat is not None:
+            points = [EvidencePoint(r.t, r.lon, r.lat, None, None, None, None)]
+        return build_lead(
+            mmsi=a.mmsi,
+            rule=RULE,
+            zone=None,
+            started_at=at,
+            ended_at=at,
+            key_point=station,
+            points=points,
+            cap=len(points),
+            vessel={**vessel_json(a.mmsi, None), "name": a.name},
+            max_sog_kn=None,
+            raw_sentences=r.raw if r is not None else a.raw,
+            details={
+                "trigger": trigger,
+                "aid_type": a.aid_type,
+                "station": {"lon": a.lon, "lat": a.lat},
+                "radius_m": self.config.radius_m,
+                "lookback_s": self.config.lookback_s,
+                "candidates": candidates,
+            },
+        )

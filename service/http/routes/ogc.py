@@ -1,0 +1,349 @@
+"""OGC API - Features, Part 1 core: landing page, API document, conformance, and the
+``zones``, ``leads`` and ``vessels`` collections (zones' items live in ``zones.py``).
+
+Invalid query parameters on these routes are 400 (Part 1, /req/core/query-param-invalid
+and query-param-unknown), not the 422 the rest of the API uses; ``problems.py`` maps
+them. GIS clients that cannot set ``X-API-Key`` send ``Authorization: Bearer <key>``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import anyio
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse
+
+from vigia.alerts.lead import Lead
+from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
+from vigia.service.db.layers import LayerStore
+from vigia.service.db.protocol import LeadQuery, Repository
+from vigia.service.errors import NotFoundError, RequestInvalidError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.openapi30 import OPENAPI_30_MEDIA_TYPE, openapi_30
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.leads import RULE_CODES, Status
+from vigia.service.http.routes.params import (
+    BBOX_DESCRIPTION,
+    GEOJSON_MEDIA_TYPE,
+    GeoJSONResponse,
+    clamp_limit,
+    get_settings,
+    page_links,
+    parse_bbox,
+    parse_interval,
+)
+from vigia.service.settings import Settings
+
+router = APIRouter(tags=["ogc"], dependencies=[Depends(require_role("viewer"))])
+CONFORMANCE = [
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
+]
+JSON = "application/json"
+CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+LAYERS = {
+    "zones": ("NORMAM-07 zones", "Areas closed to traffic; every edit makes a new version"),
+    "leads": (
+        "Infraction leads",
+        "One episode of one vessel breaking one rule, at its closest point",
+    ),
+    "vessels": ("Vessels", "Each vessel's latest position with its static data (name, type, size)"),
+}
+_READ = problem_responses(400, 401, 403)
+_ONE = problem_responses(400, 401, 403, 404)
+_GET_HEAD = ["GET", "HEAD"]
+
+
+def _base(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+def only_params(*allowed: str) -> Any:
+    """A dependency refusing query parameters the route does not define (OGC: 400)."""
+    known = {*allowed, "f"}
+
+    def check(request: Request) -> None:
+        unknown = sorted(set(request.query_params) - known)
+        if unknown:
+            raise RequestInvalidError(f"unknown query parameter(s): {', '.join(unknown)}")
+
+    return Depends(check)
+
+
+def _json(example: dict[str, Any], media: str = "application/json") -> dict[int | str, Any]:
+    return {200: {"content": {media: {"example": example}}}}
+
+
+@router.get("/", summary="Landing page", responses=_json({"title": "Vigia", "links": []}))
+def landing(request: Request) -> dict[str, Any]:
+    """Links to the API description, conformance and collections."""
+    base = _base(request)
+    return {
+        "title": "Vigia",
+        "description": "AIS watch over NORMAM-07 closed areas and NORMAM-20 ballast rules",
+        "links": [
+            {"rel": "self", "href": f"{base}/", "type": "application/json"},
+            {"rel": "service-desc", "href": f"{base}/api", "type": OPENAPI_30_MEDIA_TYPE},
+            {"rel": "service-desc", "href": f"{base}/openapi.json", "type": "application/json"},
+            {"rel": "service-doc", "href": f"{base}/docs", "type": "text/html"},
+            {"rel": "conformance", "href": f"{base}/conformance", "type": "application/json"},
+            {"rel": "data", "href": f"{base}/collections", "type": "application/json"},
+        ],
+    }
+
+
+@router.get(
+    "/api",
+    summary="The API definition (OpenAPI 3.0)",
+    responses=_json({"openapi": "3.0.3"}, OPENAPI_30_MEDIA_TYPE),
+)
+def api_document(request: Request) -> JSONResponse:
+    """The OpenAPI document as 3.0, served with the media type OGC API Part 1 names."""
+    return JSONResponse(openapi_30(request.app.openapi()), media_type=OPENAPI_30_MEDIA_TYPE)
+
+
+@router.get("/conformance", summary="Conformance classes", responses=_json({"conformsTo": []}))
+def conformance() -> dict[str, Any]:
+    """The OGC API - Features conformance classes implemented (each tested with GDAL
+    and OWSLib in the suite)."""
+    return {"conformsTo": CONFORMANCE}
+
+
+def _extent(repo: Repository, layer: str) -> dict[str, Any]:
+    bbox, span = repo.layer_extent(layer) if isinstance(repo, LayerStore) else (None, None)
+    out: dict[str, Any] = {
+        "spatial": {"bbox": [list(bbox or (-180.0, -90.0, 180.0, 90.0))], "crs": CRS84}
+    }
+    interval = [None, None] if span is None else [iso_utc(span[0]), iso_utc(span[1])]
+    out["temporal"] = {"interval": [interval]}
+    return out
+
+
+def collection_json(request: Request, repo: Repository, layer: str) -> dict[str, Any]:
+    """One collection's metadata, with its extent and links."""
+    base = _base(request)
+    title, description = LAYERS[layer]
+    href = f"{base}/collections/{layer}"
+    return {
+        "id": layer,
+        "title": title,
+        "description": description,
+        "itemType": "feature",
+        "crs": [CRS84],
+        "extent": _extent(repo, layer),
+        "links": [
+            {"rel": "self", "href": href, "type": "application/json"},
+            {"rel": "items", "href": f"{href}/items", "type": GEOJSON_MEDIA_TYPE},
+        ],
+    }
+
+
+@router.get("/collections", summary="Collections", responses=_json({"collections": []}))
+def collections(
+    request: Request, repo: Annotated[Repository, Depends(get_repository)]
+) -> dict[str, Any]:
+    """Every feature collection: zones, leads, vessels."""
+    return {
+        "collections": [collection_json(request, repo, layer) for layer in LAYERS],
+        "links": [
+            {"rel": "self", "href": f"{_base(request)}/collections", "type": "application/json"}
+        ],
+    }
+
+
+@router.get(
+    "/collections/{layer}", summary="One collection", responses={**_json({"id": "leads"}), **_ONE}
+)
+def collection(
+    request: Request,
+    layer: Annotated[str, Path(max_length=64)],
+    repo: Annotated[Repository, Depends(get_repository)],
+) -> dict[str, Any]:
+    """Metadata of one collection."""
+    if layer not in LAYERS:
+        raise NotFoundError(f"no collection {layer!r}; there are {', '.join(LAYERS)}")
+    return collection_json(request, repo, layer)
+
+
+def lead_feature(lead: Lead, base: str) -> dict[str, Any]:
+    """A lead as a Feature at its closest point; the evidence is one link away."""
+    props = lead.to_json()
+    props.pop("closest_point")
+    props["evidence_points"] = len(props.pop("evidence"))
+    props.pop("raw_sentences")
+    href = f"{base}/collections/leads/items/{lead.id}"
+    return {
+        "type": "Feature",
+        "id": lead.id,
+        "geometry": {"type": "Point", "coordinates": [lead.closest_lon, lead.closest_lat]},
+        "properties": props,
+        "links": [
+            {"rel": "self", "href": href, "type": GEOJSON_MEDIA_TYPE},
+            {"rel": "collection", "href": f"{base}/collections/leads", "type": "application/json"},
+            {"rel": "alternate", "href": f"{base}/leads/{lead.id}/evidence",
+             "type": GEOJSON_MEDIA_TYPE, "title": "the evidence"},
+        ],
+    }  # fmt: skip
+
+
+def _collection_page(
+    request: Request, features: list[dict[str, Any]], offset: int, size: int, total: int
+) -> GeoJSONResponse:
+    return GeoJSONResponse(
+        {
+            "type": "FeatureCollection",
+            "features": features,
+            "numberMatched": total,
+            "numberReturned": len(features),
+            "timeStamp": iso_utc(time.time()),
+            "links": page_links(request, offset, size, len(features), total),
+        }
+    )
+
+
+@router.api_route(
+    "/collections/leads/items",
+    methods=_GET_HEAD,
+    summary="Leads as features",
+    response_class=GeoJSONResponse,
+    responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
+    dependencies=[only_params("bbox", "datetime", "rule", "status", "limit", "offset")],
+)
+async def lead_items(
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    datetime: Annotated[
+        str | None, Query(description="instant or interval (start/end, `..` open)")
+    ] = None,
+    rule: Annotated[str | None, Query(max_length=64)] = None,
+    status: Annotated[Status | None, Query()] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> GeoJSONResponse:
+    """Leads at their closest point, newest first, filtered by bbox, time, rule, status."""
+    if rule is not None and rule not in RULE_CODES:
+        raise RequestInvalidError(f"unknown rule {rule!r}")
+    interval = parse_interval(datetime) or (None, None)
+    query = LeadQuery(
+        rule=rule, status=status, start=interval[0], end=interval[1], bbox=parse_bbox(bbox)
+    )
+    size = clamp_limit(limit, settings)
+    leads, total = await anyio.to_thread.run_sync(repo.list_leads, query, size, offset)
+    base = _base(request)
+    return _collection_page(request, [lead_feature(x, base) for x in leads], offset, size, total)
+
+
+@router.api_route(
+    "/collections/leads/items/{lead_id}",
+    methods=_GET_HEAD,
+    summary="One lead as a feature",
+    response_class=GeoJSONResponse,
+    responses={**_json({"type": "Feature"}, GEOJSON_MEDIA_TYPE), **_ONE},
+    dependencies=[only_params()],
+)
+def lead_item(
+    request: Request,
+    lead_id: Annotated[str, Path(max_length=200)],
+    repo: Annotated[Repository, Depends(get_repository)],
+) -> GeoJSONResponse:
+    """One lead at its closest point."""
+    lead = repo.get_lead(lead_id)
+    if lead is None:
+        raise NotFoundError(f"no lead with id {lead_id!r}")
+    return GeoJSONResponse(lead_feature(lead, _base(request)))
+
+
+def vessel_feature(p: Position, v: VesselInfo | None, base: str) -> dict[str, Any]:
+    """A vessel at its latest position, with its name and static data."""
+    props: dict[str, Any] = {
+        "mmsi": p.mmsi,
+        "name": v.name if v else None,
+        "callsign": v.callsign if v else None,
+        "imo": v.imo if v else None,
+        "ship_type": v.ship_type if v else None,
+        "length_m": v.length_m if v else None,
+        "beam_m": v.beam_m if v else None,
+        "destination": v.destination if v else None,
+        "flag_mid": flag_mid(p.mmsi),
+        "t": iso_utc(p.t),
+        "sog": p.sog,
+        "cog": p.cog,
+        "heading": p.heading,
+        "nav_status": p.nav_status,
+    }
+    href = f"{base}/collections/vessels/items/{p.mmsi}"
+    return {
+        "type": "Feature",
+        "id": p.mmsi,
+        "geometry": {"type": "Point", "coordinates": [p.lon, p.lat]},
+        "properties": props,
+        "links": [
+            {"rel": "self", "href": href, "type": GEOJSON_MEDIA_TYPE},
+            {
+                "rel": "collection",
+                "href": f"{base}/collections/vessels",
+                "type": "application/json",
+            },
+        ],
+    }
+
+
+def _vessel_page(
+    repo: Repository, bbox: Any, size: int, offset: int
+) -> tuple[list[tuple[Position, VesselInfo | None]], int]:
+    positions = repo.latest_positions(bbox, size, offset)
+    if not isinstance(repo, LayerStore):
+        return [(p, repo.get_vessel(p.mmsi)) for p in positions], len(positions)
+    static = repo.vessels_by_mmsi([p.mmsi for p in positions])
+    return [(p, static.get(p.mmsi)) for p in positions], repo.count_latest(bbox)
+
+
+@router.api_route(
+    "/collections/vessels/items",
+    methods=_GET_HEAD,
+    summary="Vessels at their latest positions",
+    response_class=GeoJSONResponse,
+    responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
+    dependencies=[only_params("bbox", "limit", "offset")],
+)
+async def vessel_items(
+    request: Request,
+    repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
+    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> GeoJSONResponse:
+    """Each vessel's latest position with its name, type and size, by MMSI."""
+    box = parse_bbox(bbox)
+    size = clamp_limit(limit, settings)
+    rows, total = await anyio.to_thread.run_sync(_vessel_page, repo, box, size, offset)
+    base = _base(request)
+    features = [vessel_feature(p, v, base) for p, v in rows]
+    return _collection_page(request, features, offset, size, total)
+
+
+@router.api_route(
+    "/collections/vessels/items/{mmsi}",
+    methods=_GET_HEAD,
+    summary="One vessel at its latest position",
+    response_class=GeoJSONResponse,
+    responses={**_json({"type": "Feature"}, GEOJSON_MEDIA_TYPE), **_ONE},
+    dependencies=[only_params()],
+)
+def vessel_item(
+    request: Request,
+    mmsi: Annotated[int, Path(ge=0, le=999_999_999)],
+    repo: Annotated[Repository, Depends(get_repository)],
+) -> GeoJSONResponse:
+    """One vessel's latest position and static data."""
+    latest = repo.latest_position(mmsi) if isinstance(repo, LayerStore) else None
+    if latest is None:
+        raise NotFoundError(f"no position of vessel {mmsi}")
+    return GeoJSONResponse(vessel_feature(latest, repo.get_vessel(mmsi), _base(request)))

@@ -1,0 +1,128 @@
+"""``GET /leads/stream``: leads as Server-Sent Events, resumable from the store.
+
+Every lead event has its event-log id as the SSE ``id``; a client that reconnects with
+``Last-Event-ID`` (browsers do it by themselves) gets every event after it, read from the
+store, so a restart of the service loses nothing. Without it the stream starts at the
+newest event. ``vessel.position`` events (only with ``positions=true``) carry no id:
+positions are live only, not replayed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import anyio
+from fastapi import APIRouter, Depends, Header, Query, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from vigia.service.db.live_store import LiveStore
+from vigia.service.errors import RequestInvalidError
+from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.leads import RULE_CODES
+from vigia.service.http.routes.params import BBOX_DESCRIPTION, get_settings, parse_bbox
+from vigia.service.runtime.live import EventFilter, LiveHub, Subscription, position_json
+from vigia.service.settings import Settings
+
+router = APIRouter(tags=["live"], dependencies=[Depends(require_role("viewer"))])
+
+STREAM_EXAMPLE = (
+    'id: 42\nevent: lead.opened\ndata: {"id": "L-3f9c2a1b7d4e5f60", "rule": '
+    '"SEC-PLATFORM", "priority": 50, ...}\n\n'
+)
+
+
+def _resume_from(header: str | None, query: int | None) -> int | None:
+    if query is not None:
+        return query
+    if header is None or header.strip() == "":
+        return None
+    text = header.strip()
+    if not text.isdigit() or len(text) > 18:
+        raise RequestInvalidError(f"Last-Event-ID {text[:40]!r} is not an event id")
+    return int(text)
+
+
+async def _events(
+    store: LiveStore,
+    sub: Subscription,
+    cursor: int,
+    wanted: EventFilter,
+    settings: Settings,
+) -> AsyncIterator[ServerSentEvent]:
+    batch_size, poll = settings.live.sse_batch, settings.live.poll_s
+    try:
+        while True:
+            batch = await anyio.to_thread.run_sync(store.events_after, cursor, batch_size)
+            for e in batch:
+                cursor = e.id
+                if wanted(e):
+                    yield ServerSentEvent(json.dumps(e.data), event=e.type, id=str(e.id))
+            if len(batch) == batch_size:
+                continue  # catching up: read on before sending positions
+            while sub.positions:
+                p = sub.positions.popleft()
+                yield ServerSentEvent(json.dumps(position_json(p)), event="vessel.position")
+            await sub.wait(poll)
+    finally:
+        sub.close()
+
+
+@router.get(
+    "/leads/stream",
+    summary="Leads as they happen (Server-Sent Events)",
+    response_class=EventSourceResponse,
+    responses={
+        200: {"content": {"text/event-stream": {"example": STREAM_EXAMPLE}}},
+        **problem_responses(401, 403, 422),
+    },
+)
+async def lead_stream(
+    request: Request,
+    settings: Annotated[Settings, Depends(get_settings)],
+    rule: Annotated[str | None, Query(max_length=64, examples=["SAR-DISTRESS"])] = None,
+    zone_id: Annotated[str | None, Query(max_length=200)] = None,
+    authority: Annotated[str | None, Query(max_length=200)] = None,
+    min_priority: Annotated[
+        int, Query(ge=0, le=100, description="100 is a distress beacon; 50 a security area")
+    ] = 0,
+    positions: Annotated[
+        bool, Query(description="also send `vessel.position` events (needs `bbox`)")
+    ] = False,
+    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    last_event_id: Annotated[
+        int | None,
+        Query(ge=0, le=2**62, description="resume after this id (as the header would)"),
+    ] = None,
+    last_event_id_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+) -> EventSourceResponse:
+    """`lead.opened`, `lead.updated` and `lead.status` events (data: the lead JSON with
+    its `priority`), each with an increasing `id`; reconnect with `Last-Event-ID` to get
+    everything missed, across restarts. Keep-alive comments every few seconds."""
+    if rule is not None and rule not in RULE_CODES:
+        raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
+    box = parse_bbox(bbox)
+    if positions and box is None:
+        raise RequestInvalidError("positions=true needs a bbox: the whole coast is too much")
+    store = get_repository(request)
+    hub: LiveHub | None = getattr(request.app.state, "live_hub", None)
+    if hub is None or not isinstance(store, LiveStore):
+        raise RequestInvalidError("this store keeps no event log")
+    start = _resume_from(last_event_id_header, last_event_id)
+    # subscribe before reading the head, so nothing committed in between is missed
+    sub = hub.subscribe(box, positions=positions)
+    try:
+        cursor = start if start is not None else await anyio.to_thread.run_sync(store.last_event_id)
+    except BaseException:
+        sub.close()
+        raise
+    wanted = EventFilter(rule, zone_id, authority, min_priority)
+    headers: dict[str, Any] = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return EventSourceResponse(
+        _events(store, sub, cursor, wanted, settings),
+        ping=settings.live.sse_ping_s,
+        headers=headers,
+        send_timeout=30.0,
+    )

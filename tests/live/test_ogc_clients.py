@@ -1,0 +1,163 @@
+"""OGC API - Features read by the clients analysts use: GDAL's OAPIF driver (through
+pyogrio, with the key as ``Authorization: Bearer`` from a header file, as QGIS and GDAL
+users pass it) and OWSLib, against a real ``vigia serve``; every claimed conformance
+class is exercised here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.live.service import ADMIN_KEY, Service
+from tests.storage.builders import T0, lead, pos
+from vigia.alerts.procedure import Actor, Move
+from vigia.ingest.records import VesselInfo
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
+
+pytestmark = pytest.mark.slow
+BEARER = {"Authorization": f"Bearer {ADMIN_KEY}"}
+
+INSPECTOR = Actor("test-inspector", "inspector")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    tmp = tmp_path_factory.mktemp("ogc")
+    url = f"sqlite:///{tmp / 'v.sqlite'}"
+    store = open_repository(url)
+    assert isinstance(store, SqlRepository)
+    store.migrate()
+    store.upsert_leads(
+        [
+            lead("L-campos"),
+            lead("L-sar", rule="SAR-DISTRESS", zone_id=None, closest_lon=-43.2, closest_lat=-23.0),
+            lead("L-old", started_at=T0 - 86_400, ended_at=T0 - 80_000, closest_t=T0 - 86_000),
+        ]
+    )
+    store.move_lead("L-old", Move("dismissed", reason="duplicate"), INSPECTOR)
+    store.upsert_vessels(
+        [
+            VesselInfo(710_000_001, name="MARIA DO MAR", ship_type=30, length_m=18.0),
+            VesselInfo(710_000_002, name="SÃO JOSÉ", ship_type=70),
+        ]
+    )
+    store.add_positions(
+        [
+            pos(710_000_001, T0, -40.0, -22.5, sog=8.0),
+            pos(710_000_001, T0 + 60, -40.01, -22.51, sog=8.1),
+            pos(710_000_002, T0, -43.17, -22.9),
+            pos(710_000_003, T0, -46.3, -24.0),  # no static data yet
+        ]
+    )
+    store.close()
+    svc = Service(tmp, url, {"VIGIA_LOAD_BUNDLED": "true"}).start()
+    yield svc
+    svc.stop()
+
+
+def _read(src: str, layer: str, **kw: object) -> list[dict[str, object]]:
+    """Features as GDAL reads them: attribute dicts with the geometry as ``geometry``."""
+    import shapely
+    from pyogrio.raw import read
+
+    meta, _fids, geoms, fields = read(src, layer=layer, **kw)  # type: ignore[arg-type]
+    rows = [dict(zip(meta["fields"], values, strict=True)) for values in zip(*fields, strict=True)]
+    for row, wkb in zip(rows, geoms, strict=True):
+        row["geometry"] = shapely.from_wkb(wkb)
+    return rows
+
+
+def test_gdal_reads_every_layer_with_a_bearer_key(served: Service, tmp_path: Path) -> None:
+    pyogrio = pytest.importorskip("pyogrio")
+    header_file = tmp_path / "headers.txt"
+    header_file.write_text(f"Authorization: Bearer {ADMIN_KEY}\n")
+    src = f"OAPIF:{served.base}"
+    pyogrio.set_gdal_config_options({"GDAL_HTTP_HEADER_FILE": str(header_file)})
+    try:
+        layers = {str(name) for name, _ in pyogrio.list_layers(src)}
+        assert layers == {"zones", "leads", "vessels"}
+        leads = {str(x["id"]): x for x in _read(src, "leads")}
+        assert sorted(leads) == ["L-campos", "L-old", "L-sar"]
+        sar = leads["L-sar"]
+        assert (sar["geometry"].x, sar["geometry"].y) == (-43.2, -23.0)  # type: ignore[attr-defined]
+        assert sar["rule"] == "SAR-DISTRESS" and sar["status"] == "new"
+        near_rio = _read(src, "leads", bbox=(-44, -24, -43, -22))
+        assert [x["id"] for x in near_rio] == ["L-sar"]
+        vessels = {int(x["mmsi"]): x for x in _read(src, "vessels")}  # type: ignore[call-overload]
+        assert vessels[710_000_001]["name"] == "MARIA DO MAR"
+        assert vessels[710_000_002]["name"] == "SÃO JOSÉ"
+        assert len(vessels) == 3
+        one = vessels[710_000_001]["geometry"]
+        assert (one.x, one.y) == (-40.01, -22.51)  # type: ignore[attr-defined]
+        assert len(_read(src, "zones")) > 10
+    finally:
+        pyogrio.set_gdal_config_options({"GDAL_HTTP_HEADER_FILE": None})
+
+
+def test_owslib_reads_api_conformance_collections_and_items(served: Service) -> None:
+    features = pytest.importorskip("owslib.ogcapi.features")
+    api = features.Features(served.base, headers=BEARER)
+    doc = api.api()  # follows the service-desc link typed as OpenAPI 3.0
+    assert doc["openapi"].startswith("3.0") and "/collections/leads/items" in doc["paths"]
+    conforms = api.conformance()["conformsTo"]
+    assert any(c.endswith("/conf/oas30") for c in conforms)
+    assert any(c.endswith("/conf/geojson") for c in conforms)
+    listed = api.collections()
+    assert {c["id"] for c in listed["collections"]} == {"zones", "leads", "vessels"}
+    assert any(link["rel"] == "self" for link in listed["links"])
+    leads_meta = api.collection("leads")
+    bbox = leads_meta["extent"]["spatial"]["bbox"][0]
+    assert bbox[0] <= -43.2 and bbox[2] >= -40.0
+    assert leads_meta["extent"]["temporal"]["interval"][0][0] is not None
+    page = api.collection_items("leads", limit=2)
+    assert page["numberMatched"] == 3 and page["numberReturned"] == 2
+    assert any(link["rel"] == "next" for link in page["links"])
+    dismissed = api.collection_items("leads", status="dismissed")
+    assert [f["id"] for f in dismissed["features"]] == ["L-old"]
+    sar = api.collection_items("leads", rule="SAR-DISTRESS")
+    assert [f["id"] for f in sar["features"]] == ["L-sar"]
+    recent = api.collection_items("leads", datetime_=f"{_iso(T0 - 10)}/..")
+    assert sorted(f["id"] for f in recent["features"]) == ["L-campos", "L-sar"]
+    one = api.collection_item("leads", "L-sar")
+    assert any(link["rel"] == "self" for link in one["links"])
+    vessel = api.collection_item("vessels", "710000002")
+    assert vessel["properties"]["name"] == "SÃO JOSÉ"
+
+
+def _iso(t: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["bbox=1,2,3", "bbox=a,b,c,d", "limit=0", "limit=x", "datetime=yesterday", "colour=red",
+     "rule=NOPE", "status=maybe"],
+)  # fmt: skip
+def test_invalid_query_parameters_are_400(served: Service, query: str) -> None:
+    r = httpx.get(f"{served.base}/collections/leads/items?{query}", headers=BEARER)
+    assert r.status_code == 400, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+
+
+def test_head_on_items_and_self_links(served: Service) -> None:
+    for path in ("leads/items", "vessels/items", "zones/items", "leads/items/L-sar"):
+        head = httpx.head(f"{served.base}/collections/{path}", headers=BEARER)
+        assert head.status_code == 200 and head.content == b""
+        assert head.headers["content-type"].startswith("application/geo+json")
+    assert (
+        httpx.head(f"{served.base}/collections/leads/items/nope", headers=BEARER).status_code == 404
+    )
+    assert httpx.get(f"{served.base}/collections/leads/items").status_code == 401
+    zone = httpx.get(f"{served.base}/collections/zones/items?limit=1", headers=BEARER).json()
+    fid = zone["features"][0]["id"]
+    one = httpx.get(f"{served.base}/collections/zones/items/{fid}", headers=BEARER).json()
+    assert {"self", "collection"} <= {link["rel"] for link in one["links"]}
+    for layer in ("zones", "leads", "vessels"):
+        meta = httpx.get(f"{served.base}/collections/{layer}", headers=BEARER).json()
+        assert meta["extent"]["spatial"]["bbox"][0] != [-180.0, -90.0, 180.0, 90.0]

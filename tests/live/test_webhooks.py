@@ -1,0 +1,103 @@
+"""Webhooks end to end: a real receiver on 127.0.0.1 verifies every signature with
+``standardwebhooks``, fails on purpose, goes down, and gets every event exactly once
+after it comes back, the service having been killed with -9 meanwhile."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live.receiver import Receiver
+from tests.live.service import Service
+from tests.storage.builders import lead
+from vigia.alerts.procedure import Actor, Move
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
+
+pytestmark = pytest.mark.slow
+
+FAST_RETRIES = {
+    "VIGIA_LIVE_WEBHOOK_BACKOFF_INITIAL_S": "0.1",
+    "VIGIA_LIVE_WEBHOOK_BACKOFF_MAX_S": "0.4",
+    "VIGIA_LIVE_WEBHOOK_DISABLE_AFTER": "4",
+}
+
+INSPECTOR = Actor("test-inspector", "inspector")
+
+
+def _until(check: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_receiver_down_then_up_and_kill9_every_event_once(store_url: str, tmp_path: Path) -> None:
+    rx = Receiver().start()
+    store = open_repository(store_url)
+    assert isinstance(store, SqlRepository)
+    store.migrate()
+    svc = Service(tmp_path, store_url, FAST_RETRIES).start()
+    try:
+        # the service refuses to call itself, loopback or metadata unless told it may
+        for url in (rx.url, "http://169.254.169.254/latest", f"{svc.base}/leads", "ftp://x/"):
+            status, problem = svc.request("POST", "/webhooks", {"url": url})
+            assert status == 422, (url, problem)
+        status, hook = svc.request(
+            "POST", "/webhooks", {"url": rx.url, "allow_private": True, "events": []}
+        )
+        assert status == 201 and hook["secret"].startswith("whsec_")
+        rx.secret = hook["secret"]
+        hid = hook["id"]
+        status, shown = svc.request("GET", f"/webhooks/{hid}")
+        assert status == 200 and "secret" not in shown  # shown once only
+
+        store.upsert_leads([lead(f"L-{i}") for i in range(5)])
+        _until(lambda: len(rx.received) == 5)
+        first = rx.received[0][1]
+        assert first["specversion"] == "1.0" and first["type"] == "lead.opened"
+        assert first["data"]["id"] == "L-0" and first["id"] == "1"
+
+        rx.fail = True  # answers 500
+        store.upsert_leads([lead("L-5")])
+        _until(lambda: rx.refused >= 2)
+        rx.stop()  # then down altogether
+        store.upsert_leads([lead("L-6")])
+        _until(lambda: svc.request("GET", f"/webhooks/{hid}")[1]["enabled"] is False)
+        status, state = svc.request("GET", f"/webhooks/{hid}")
+        assert "failures in a row" in state["disabled_reason"]
+
+        svc.kill9()
+        sar = lead("L-sar", rule="SAR-DISTRESS", mmsi=970_000_009, zone_id=None)
+        store.upsert_leads([lead("L-7"), sar])  # while the service is dead
+        store.move_lead("L-2", Move("triaged"), INSPECTOR)
+        svc.start()
+        rx.fail = False
+        rx.start()
+        time.sleep(1.0)
+        assert len(rx.received) == 5  # disabled: nothing goes out until an admin says so
+        status, _ = svc.request("PATCH", f"/webhooks/{hid}", {"enabled": True})
+        assert status == 200
+        _until(lambda: len(rx.received) == 10)
+        time.sleep(1.0)  # nothing more may come
+        status, page = svc.request("GET", f"/webhooks/{hid}/deliveries?limit=1000")
+    finally:
+        svc.stop()
+        rx.stop()
+        store.close()
+    assert rx.bad_signatures == 0
+    assert Counter(rx.ids()).most_common(1)[0][1] == 1, rx.dump()
+    late = [e["data"]["id"] for _, e in rx.received[5:]]
+    # the distress beacon, written last while the service was dead, goes out first
+    assert late[0] == "L-sar" and sorted(late[1:]) == ["L-2", "L-5", "L-6", "L-7"], late
+    assert [e["type"] for _, e in rx.received].count("lead.status") == 1
+
+    attempts = page["attempts"]
+    assert {a["status_code"] for a in attempts if not a["ok"]} >= {500, None}
+    assert any("Connect" in (a["error"] or "") for a in attempts)
+    assert sum(a["ok"] for a in attempts) == 10
+    assert page["webhook"]["deliveries"] == {"delivered": 10}

@@ -187,21 +187,20 @@ class LeadPipeline:
         return closed + self.open_leads()
 
     def rebuild(self, index: ZoneIndex) -> tuple[LeadPipeline, list[Lead]]:
-        """A pipeline on a new zone index (after a zone edit), and every lead this one
-        held against its zones (closed, or still open with ``ended_at`` null).
+        """A pipeline on a new zone index (after a zone edit), and the leads of the
+        episodes the edit ended: those of zones it changed or removed, closed at their
+        last evidence (see :mod:`alerts.handover`). Episodes of unchanged zones, track
+        state and distress alarms carry over unbroken."""
+        from vigia.alerts.handover import hand_over
 
-        Distress episodes belong to no zone, so they carry over unbroken: a zone edit
-        must not split one beacon's alarm into two leads.
-        """
-        distress = self._distress
-        self._distress = DistressTracker(self.index, self.config)
-        leads = self.finish()
         nxt = LeadPipeline(index, self.registry, self.config)
+        ended = hand_over(self, nxt)
+        distress, self._distress = self._distress, DistressTracker(self.index, self.config)
         distress.index = index
         # the counts so far stay with this pipeline; the new one counts from zero
         distress.counters = dict.fromkeys(distress.counters, 0)
         nxt._distress = distress
-        return nxt, leads
+        return nxt, ended + self._drain()
 
     @property
     def stream_time(self) -> float:

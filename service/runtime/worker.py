@@ -67,16 +67,6 @@ def sources_from_settings(settings: IngestSettings, stop: threading.Event) -> li
     return out
 
 
-def _close_for_edit(lead: Lead) -> Lead:
-    """An episode cut short because its zone changed: it ends at its last evidence."""
-    if lead.ended_at is not None:
-        return lead
-    end = lead.evidence[-1].t if lead.evidence else lead.closest_t
-    return dataclasses.replace(
-        lead, ended_at=end, details={**lead.details, "closed_by": "zone-edit"}
-    )
-
-
 class IngestWorker:
     """Runs the ingest pipeline on threads and keeps the counts /metrics shows."""
 
@@ -108,6 +98,8 @@ class IngestWorker:
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
+        self._pending_zones_at = 0.0
+        self.zone_swaps = 0  # zone indexes swapped in since start (tests wait on it)
         self._threads: list[threading.Thread] = []
         self._give_up_at: float | None = None
         self._dirty = False
@@ -159,9 +151,14 @@ class IngestWorker:
         return self.idle.wait(timeout)
 
     def reload_zones(self, zones: Sequence[Zone]) -> None:
-        """Judge from now on against these zones (after an edit through the API)."""
+        """Judge from now on against these zones (after an edit through the API).
+
+        On a live feed "from now on" is by message time: positions still queued from
+        before the edit are judged against the zones that were in force when they were
+        sent, so their leads cite that version (issue 15, item 4)."""
         with self._lock:
             self._pending_zones = list(zones)
+            self._pending_zones_at = self._clock()
 
     # -- what the API reads ----------------------------------------------------------------
 
@@ -225,8 +222,9 @@ class IngestWorker:
         last_save = last_tick
         settings = self._settings
         while not self._stop.is_set():
-            self._swap_zones()
             batch = self._take_batch()
+            if not batch:
+                self._swap_zones()
             if batch:
                 self.idle.clear()
                 self._process(batch)
@@ -284,8 +282,30 @@ class IngestWorker:
         if vessels:
             self._writer.submit_vessels(vessels)
         if records:
-            self._writer_leads(self._pipeline.process(records))
+            cut = self._edit_cut(records)
+            if cut > 0:
+                self._writer_leads(self._pipeline.process(records[:cut]))
+            self._swap_zones()
+            if cut < len(records):
+                self._writer_leads(self._pipeline.process(records[cut:]))
             self._dirty = True
+        else:
+            self._swap_zones()
+
+    def _edit_cut(self, records: list[Any]) -> int:
+        """How many leading records a pending zone edit does not yet apply to: on a live
+        feed, those sent before the edit; on a replay of the past, none (the edited
+        zones judge the whole history, as a fresh replay would)."""
+        with self._lock:
+            if self._pending_zones is None:
+                return 0
+            at = self._pending_zones_at
+        if self._lag is None or abs(self._lag) >= _LIVE_LAG_S:
+            return 0
+        for i, rec in enumerate(records):
+            if rec.t >= at:
+                return i
+        return len(records)
 
     def _tick(self, now: float) -> None:
         # replays run on message time; a quiet live feed still ends episodes on wall time
@@ -304,9 +324,11 @@ class IngestWorker:
         if zones is None:
             return
         old = self._pipeline
-        self._pipeline, held = old.rebuild(ZoneIndex(zones))
-        self._writer_leads([_close_for_edit(lead) for lead in held])
+        self._pipeline, ended = old.rebuild(ZoneIndex(zones))
+        self._writer_leads(ended)
         self._pipeline_base.update(old.counters)
+        self.zone_swaps += 1
+        self._dirty = True
         log.info("zone index rebuilt with %d zones", len(zones))
 
     def _drain_on_stop(self) -> None:

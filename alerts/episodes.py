@@ -49,10 +49,12 @@ class Episode:
         "closest_raw",
         "count",
         "first",
+        "info",
         "last",
         "last_hold_t",
         "max_sog",
         "mmsi",
+        "notes",
         "rule",
         "sailing",
         "samples",
@@ -79,6 +81,11 @@ class Episode:
         self.stride = 1
         self.count = 0
         self.sailing = False
+        # what was known of the vessel at the episode's latest position (the lead shows
+        # that, so it does not depend on when the episode happened to be closed)
+        self.info: VesselInfo | None = None
+        # extra details the judgement adds (propulsion basis, reclassification)
+        self.notes: dict[str, Any] = {}
 
     def add(
         self, point: EvidencePoint, raw: tuple[str, ...], authority: str | None, cap: int
@@ -126,5 +133,6 @@ class Episode:
                 "rule_distance_m": self.threshold_m,
                 "vessel_class": "sailing" if self.sailing else "motor",
                 "positions": self.count,
+                **self.notes,
             },
         )

@@ -49,9 +49,9 @@ def hand_over(old: LeadPipeline, nxt: LeadPipeline) -> list[Lead]:
         # against them now (its glitch test is skipped; the edit is the rarer event)
         vs = old._vessels[mmsi]
         if vs.pending is not None:
-            pos, hits = vs.pending
+            pos, hits, info = vs.pending
             vs.pending = None
-            old._apply(vs, pos, hits)
+            old._apply(vs, pos, hits, info)
     old._pending.clear()
     for mmsi, vs in old._vessels.items():
         if vs.episodes:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from pyproj import Geod
 
-from vigia.alerts.distress import DistressTracker, is_distress_mmsi
+from vigia.alerts.beach import made_good_in_band, reclassify, split_records
+from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.lead import EvidencePoint, Lead
 from vigia.alerts.rules import (
@@ -25,12 +26,15 @@ from vigia.alerts.rules import (
     approach_ok,
     area_rule,
     is_allowed,
-    is_sailing,
+    propulsion,
 )
 from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
-from vigia.ingest.records import Position, Record, StaticData, device_class
+from vigia.ingest.records import (
+    Position,
+    Record,
+    VesselInfo,
+)
 from vigia.ingest.registry import VesselRegistry
-from vigia.ingest.units import valid_lonlat
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
@@ -66,34 +70,20 @@ class LeadPipeline:
     # -- public interface -------------------------------------------------------------
 
     def process(self, records: Sequence[Record]) -> list[Lead]:
-        """Feed a batch of records; returns the leads closed during it."""
-        batch: list[Position] = []
-        beacons: list[Position] = []
-        skipped = 0
-        for r in records:
-            if type(r) is Position:
-                lon, lat, mmsi = r.lon, r.lat, r.mmsi
-                if (
-                    valid_lonlat(lon, lat)
-                    # ship stations (MID 2xx-7xx) are vessels; anything else is asked
-                    and (
-                        (200_000_000 <= mmsi <= 799_999_999 and r.msg_type != 9)
-                        or device_class(mmsi, r.msg_type) == "vessel"
-                    )
-                ):
-                    batch.append(r)
-                elif is_distress_mmsi(mmsi):
-                    beacons.append(r)  # SART/MOB/EPIRB: a life in danger, see distress.py
-                else:
-                    skipped += 1
-            elif isinstance(r, StaticData):
-                self.registry.update(r)
+        """Feed a batch of records; returns the leads closed during it.
+
+        Records take effect in their order: a static report changes the verdict only of
+        the positions after it, so the same input gives the same leads whatever the
+        batching (a position is judged with what was known at its own time)."""
+        batch, beacons, seq, skipped = split_records(records)
         self.counters["positions_skipped"] += skipped
         if beacons:
             self._now = max(self._now, max(p.t for p in beacons))
             self._closed += self._distress.feed(beacons)
             self.counters.update(self._distress.counters)
         if not batch:
+            for st in seq:
+                self.registry.update(st)  # type: ignore[arg-type]
             return self._drain()
         self.counters["positions"] += len(batch)
         lon_a = np.fromiter([p.lon for p in batch], dtype=np.float64, count=len(batch))
@@ -110,7 +100,12 @@ class LeadPipeline:
                 lst.append((z, d))
         vessels = self._vessels
         stop_sog = self.config.anchor_sog_kn
-        for pos, h in zip(batch, per_pos, strict=True):
+        registry = self.registry
+        for item in seq:
+            if type(item) is not int:
+                registry.update(item)  # type: ignore[arg-type]
+                continue
+            pos, h = batch[item], per_pos[item]
             vs = vessels.get(pos.mmsi)
             if (
                 h is None
@@ -143,10 +138,10 @@ class LeadPipeline:
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
             if vs.pending is not None and now - vs.pending[0].t > cfg.lookahead_s:
-                pos, hits = vs.pending
+                pos, hits, info = vs.pending
                 vs.pending = None
                 self._pending.discard(mmsi)
-                self._apply(vs, pos, hits)
+                self._apply(vs, pos, hits, info)
         for mmsi in list(self._open):
             self._close_stale(mmsi, self._vessels[mmsi], now)
         self._closed += self._distress.expire(now)
@@ -179,9 +174,9 @@ class LeadPipeline:
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
             if vs.pending is not None:
-                pos, hits = vs.pending
+                pos, hits, info = vs.pending
                 vs.pending = None
-                self._apply(vs, pos, hits)
+                self._apply(vs, pos, hits, info)
         self._pending.clear()
         closed = self.expire(self._now)
         return closed + self.open_leads()
@@ -227,20 +222,27 @@ class LeadPipeline:
         if pos.t > self._now:
             self._now = pos.t
         if vs.pending is not None:
-            q, qhits = vs.pending
+            q, qhits, qinfo = vs.pending
             vs.pending = None
-            if is_glitch(vs, q, pos, self.config):
+            if pos.t - q.t > self.config.lookahead_s:
+                # waited past the look-ahead: settled without the glitch test, exactly as
+                # expire() would have settled it had a batch ended in between
+                self._apply(vs, q, qhits, qinfo)
+            elif is_glitch(vs, q, pos, self.config):
                 self.counters["glitches"] += 1
             else:
-                self._apply(vs, q, qhits)
+                self._apply(vs, q, qhits, qinfo)
         if hits:
-            vs.pending = (pos, hits)
+            # judged later, with what is known of the vessel now
+            vs.pending = (pos, hits, self.registry.get(pos.mmsi))
             self._pending.add(pos.mmsi)
         else:
             self._pending.discard(pos.mmsi)
-            self._apply(vs, pos, None)
+            self._apply(vs, pos, None, None)
 
-    def _apply(self, vs: VesselState, pos: Position, hits: list[Hit] | None) -> None:
+    def _apply(
+        self, vs: VesselState, pos: Position, hits: list[Hit] | None, info: VesselInfo | None
+    ) -> None:
         """Account one accepted fix: stop timer, rule judgement, episode upkeep."""
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
@@ -249,29 +251,39 @@ class LeadPipeline:
         if sog is None and hits and vs.last_t is not None and t - vs.last_t >= 1.0:
             # no SOG reported: judge on the speed made good since the last fix
             sog = metres(vs.last_lon, vs.last_lat, pos.lon, pos.lat) / (t - vs.last_t) / KN
+        prev_t = vs.last_t
         vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat
         if vs.episodes:
             # before judging: a fix after a long clear spell starts a new episode
             self._close_stale(pos.mmsi, vs, t)
         if hits:
-            self._judge(vs, pos, hits, stopped, sog)
+            self._judge(vs, pos, hits, stopped, sog, info, prev_t)
         elif vs.approaches:
             vs.approaches = None
 
     def _judge(
-        self, vs: VesselState, pos: Position, hits: list[Hit], stopped: bool, sog: float | None
+        self,
+        vs: VesselState,
+        pos: Position,
+        hits: list[Hit],
+        stopped: bool,
+        sog: float | None,
+        info: VesselInfo | None,
+        prev_t: float | None,
     ) -> None:
         cfg = self.config
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
-        info = self.registry.get(pos.mmsi)
         ship_type = info.ship_type if info is not None else None
+        sailing, basis, inferred = propulsion(ship_type, pos.nav_status)
+        if vs.episodes:
+            reclassify(vs.episodes, t, sailing, basis)
         stopped_for = t - vs.stop_t if (stopped and vs.stop_t is not None) else 0.0
         m = VesselMoment(
             mmsi=pos.mmsi,
             t=t,
             ship_type=ship_type,
-            sailing=is_sailing(ship_type, pos.nav_status),
+            sailing=sailing,
             sog=sog,
             cog=pos.cog,
             heading=pos.heading,
@@ -280,6 +292,8 @@ class LeadPipeline:
             anchored=stopped
             and (pos.nav_status == NAV_AT_ANCHOR or stopped_for >= cfg.anchor_dwell_s),
             stopped_for_s=stopped_for,
+            propulsion_basis=basis,
+            propulsion_inferred=inferred,
         )
         authority = None
         for z, d in hits:
@@ -302,7 +316,11 @@ class LeadPipeline:
                     appr = vs.approaches.get(z)
                     if appr is None:
                         appr = vs.approaches[z] = Approach()
-                    breaks = not approach_ok(m, appr, self._bearing(z, pos, d), cfg.approach)
+                    made_good = made_good_in_band(prev_t, appr, pos, d, thr)
+                    breaks = not approach_ok(
+                        m, appr, self._bearing(z, pos, d), cfg.approach, made_good
+                    )
+                    appr.last_t, appr.last_lon, appr.last_lat = t, pos.lon, pos.lat
                     near = breaks
                 else:
                     breaks = False
@@ -319,7 +337,7 @@ class LeadPipeline:
                 breaks = d <= thr
                 near = d <= thr + cfg.hold_m
             if breaks:
-                self._extend(vs, pos, rule, z, d, thr, m.sailing, authority)
+                self._extend(vs, pos, rule, z, d, thr, m, authority, info)
             elif near and vs.episodes:
                 ep = vs.episodes.get((rule, z))
                 if ep is not None:
@@ -347,8 +365,9 @@ class LeadPipeline:
         z: int,
         d: float,
         thr: float,
-        sailing: bool,
+        m: VesselMoment,
         authority: str | None,
+        info: VesselInfo | None,
     ) -> None:
         assert pos.lon is not None and pos.lat is not None
         if vs.episodes is None:
@@ -357,8 +376,12 @@ class LeadPipeline:
         ep = vs.episodes.get(key)
         if ep is None:
             ep = vs.episodes[key] = Episode(pos.mmsi, rule, z, thr)
-            ep.sailing = sailing
+            ep.sailing = m.sailing
+            if rule.startswith("BATH-"):
+                ep.notes["propulsion"] = m.propulsion_basis
+                ep.notes["propulsion_inferred"] = m.propulsion_inferred
             self._open.add(pos.mmsi)
+        ep.info = info
         point = EvidencePoint(
             t=pos.t,
             lon=pos.lon,
@@ -385,7 +408,7 @@ class LeadPipeline:
     def _lead(self, ep: Episode, *, closed: bool) -> Lead:
         return ep.to_lead(
             self._zones[ep.zone_idx],
-            self.registry.get(ep.mmsi),
+            ep.info,
             closed=closed,
             cap=self.config.max_evidence,
         )

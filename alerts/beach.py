@@ -1,15 +1,23 @@
 """Helpers of the pipeline's judgement: record intake in order, the beach approach
-between fixes, and what late static data does to an open beach episode."""
+between fixes, what late static data does to an open beach episode, and the platform
+installation test."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from vigia.alerts.distress import is_distress_mmsi
-from vigia.alerts.episodes import Episode
-from vigia.alerts.rules import Approach
+from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.rules import Approach, VesselMoment
 from vigia.alerts.tracking import metres
-from vigia.ingest.records import Position, Record, StaticData, device_class, iso_utc
+from vigia.ingest.records import (
+    Position,
+    Record,
+    StaticData,
+    VesselInfo,
+    device_class,
+    iso_utc,
+)
 from vigia.ingest.units import valid_lonlat
 
 
@@ -82,3 +90,17 @@ def reclassify(
                 "vessel_class": "sailing" if sailing else "motor",
                 "basis": basis,
             }
+
+
+def is_installation(m: VesselMoment, d: float, info: VesselInfo | None, cfg: EpisodeConfig) -> bool:
+    """Whether a position near a platform is the installation itself, or a ship moored
+    to it: stopped (SOG at or below the anchoring speed, or a moored/at-anchor status
+    the SOG does not contradict), within ``installation_radius_m`` of the footprint
+    (where its AIS antenna can be), and at least ``installation_min_length_m`` long by
+    its own static data. The length is what keeps out the fishing boats that tie up to
+    platforms (a known practice 0212 f) is aimed at): they are tens of metres long,
+    FPSOs, FSOs, semi-submersibles and shuttle tankers in tandem well over 60 m. With
+    no static data there is no evidence, and no exemption."""
+    if not m.stopped or d > cfg.installation_radius_m or info is None:
+        return False
+    return info.length_m is not None and info.length_m >= cfg.installation_min_length_m

@@ -8,6 +8,7 @@ in a channel for a week costs the same memory as one crossing it for a minute.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.alerts.rules import ApproachPolicy
@@ -35,6 +36,10 @@ class EpisodeConfig:
     # a stale "at anchor" status is ignored while the vessel visibly moves faster than this
     status_moving_kn: float = 2.0
     max_evidence: int = 200
+    # a stopped vessel this close to a platform's footprint (m) and at least this long
+    # (m) is the installation or moored to it (see beach.is_installation)
+    installation_radius_m: float = 100.0
+    installation_min_length_m: float = 60.0
     # vessels silent this long with nothing open are forgotten
     forget_after_s: float = 3600.0
     approach: ApproachPolicy = field(default_factory=ApproachPolicy)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from pyproj import Geod
 
-from vigia.alerts.beach import made_good_in_band, reclassify, split_records
+from vigia.alerts.authorised import AuthorisedRegister
+from vigia.alerts.beach import is_installation, made_good_in_band, reclassify, split_records
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.lead import EvidencePoint, Lead
@@ -45,10 +46,16 @@ class LeadPipeline:
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
-        self, index: ZoneIndex, registry: VesselRegistry, config: EpisodeConfig | None = None
+        self,
+        index: ZoneIndex,
+        registry: VesselRegistry,
+        config: EpisodeConfig | None = None,
+        register: AuthorisedRegister | None = None,
     ) -> None:
         self.index = index
         self.registry = registry
+        # the authorised-vessel register; the worker swaps in a new one after an edit
+        self.register = register or AuthorisedRegister()
         self.config = config or EpisodeConfig()
         self._zones = index.zones
         self._thr = [float(x) for x in index.threshold_m]
@@ -65,6 +72,8 @@ class LeadPipeline:
             "positions_skipped": 0,
             "glitches": 0,
             "leads_closed": 0,
+            "installation_fixes": 0,
+            "authorised_fixes": 0,
         }
 
     # -- public interface -------------------------------------------------------------
@@ -188,7 +197,7 @@ class LeadPipeline:
         state and distress alarms carry over unbroken."""
         from vigia.alerts.handover import hand_over
 
-        nxt = LeadPipeline(index, self.registry, self.config)
+        nxt = LeadPipeline(index, self.registry, self.config, self.register)
         ended = hand_over(self, nxt)
         distress, self._distress = self._distress, DistressTracker(self.index, self.config)
         distress.index = index
@@ -304,6 +313,13 @@ class LeadPipeline:
             if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
                 continue
             allowed = is_allowed(zone, pos.mmsi, ship_type)
+            if zone.kind is ZoneKind.PLATFORM and not allowed:
+                if self.register.allows(zone, pos.mmsi, t):
+                    self.counters["authorised_fixes"] += 1
+                    continue
+                if is_installation(m, d, info, cfg):
+                    self.counters["installation_fixes"] += 1
+                    continue
             if zone.kind is ZoneKind.BATHER_BEACH:
                 if allowed:
                     continue

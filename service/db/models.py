@@ -190,3 +190,20 @@ class BallastAudit(Base):
     id: Mapped[str] = mapped_column(Text, primary_key=True)
     created_at: Mapped[float] = mapped_column(Float, index=True)
     document: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class AuthorisedVessel(Base):
+    """One entry of the authorised-vessel register (NORMAM-07 0212 f)): an MMSI allowed
+    at one zone or at every zone of one operator, for a validity window."""
+
+    __tablename__ = "authorised_vessels"
+    __table_args__ = (Index("ix_authorised_vessels_mmsi", "mmsi"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mmsi: Mapped[int] = mapped_column(BigInteger)
+    zone_id: Mapped[str | None] = mapped_column(Text)
+    operator: Mapped[str | None] = mapped_column(Text)
+    valid_from: Mapped[float | None] = mapped_column(Float)
+    valid_to: Mapped[float | None] = mapped_column(Float)
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)

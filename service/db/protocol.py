@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.model import Zone
@@ -105,6 +106,19 @@ class Repository(Protocol):
 
     def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
         """A page of leads, newest first, and the total matched."""
+
+    # authorised-vessel register (0212 f)) and the worker's vessel registry
+    def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
+        """Add register entries atomically; returns them with their ids."""
+
+    def list_authorisations(self) -> list[Authorisation]:
+        """Every register entry, oldest first."""
+
+    def delete_authorisation(self, entry_id: int) -> bool:
+        """Remove one register entry; False if there is none with that id."""
+
+    def all_vessels(self) -> list[VesselInfo]:
+        """Every vessel's latest static data (loaded into the worker at start)."""
 
     # counters, keys, audits
     def save_counters(self, counters: dict[str, int]) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from vigia.alerts.authorised import Authorisation, AuthorisedRegister
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import BAD_REASONS
@@ -92,8 +93,15 @@ class IngestWorker:
             list(sources) if sources is not None else sources_from_settings(settings, self._stop)
         )
         self._registry = VesselRegistry()
+        # what the store knows of every vessel: without it, every tanker in the tanker
+        # anchorage is "unknown type, not allowed" after a restart until its next type 5
+        self.registry_loaded = self._load_registry()
         self._ingestor = Ingestor(self._registry)
-        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry)
+        self._pipeline = LeadPipeline(
+            ZoneIndex(list(zones)),
+            self._registry,
+            register=AuthorisedRegister(repo.list_authorisations()),
+        )
         self._writer = BufferedWriter(repo, max_buffered=settings.write_buffer, spool_dir=spool_dir)
         self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
         self._lock = threading.Lock()
@@ -149,6 +157,30 @@ class IngestWorker:
     def wait_idle(self, timeout: float) -> bool:
         """Block until every source has ended and its lines are processed."""
         return self.idle.wait(timeout)
+
+    def reload_register(self, entries: Sequence[Authorisation]) -> None:
+        """Judge from now on with this authorised-vessel register (after an API edit).
+        One attribute swap: the pipeline reads it once per judgement."""
+        self._pipeline.register = AuthorisedRegister(entries)
+
+    def _load_registry(self) -> int:
+        for info in self._repo.all_vessels():
+            self._registry.update(
+                StaticData(
+                    info.mmsi,
+                    info.updated_at if info.updated_at is not None else 0.0,
+                    0,
+                    name=info.name,
+                    callsign=info.callsign,
+                    imo=info.imo,
+                    ship_type=info.ship_type,
+                    length_m=info.length_m,
+                    beam_m=info.beam_m,
+                    destination=info.destination,
+                    source="store",
+                )
+            )
+        return len(self._registry)
 
     def reload_zones(self, zones: Sequence[Zone]) -> None:
         """Judge from now on against these zones (after an edit through the API).
@@ -325,6 +357,7 @@ class IngestWorker:
             return
         old = self._pipeline
         self._pipeline, ended = old.rebuild(ZoneIndex(zones))
+        self._pipeline.register = old.register
         self._writer_leads(ended)
         self._pipeline_base.update(old.counters)
         self.zone_swaps += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from vigia.service.http.routes import (
+    authorised,
     ballast,
     ballast_arrivals,
     health,
@@ -17,5 +18,5 @@ from vigia.service.http.routes import (
 
 def include_routers(app: FastAPI) -> None:
     """Mount every router on the app."""
-    for module in (health, zones, vessels, leads, keys, ballast, ballast_arrivals):
+    for module in (health, zones, vessels, leads, keys, authorised, ballast, ballast_arrivals):
         app.include_router(module.router)

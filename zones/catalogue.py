@@ -21,6 +21,7 @@ from shapely.geometry.base import BaseGeometry
 
 from vigia.ingest.units import lonlat_in_range
 from vigia.zones.model import Zone, ZoneError, ZoneKind
+from vigia.zones.recurrence import check as check_recurrence
 
 #: Geometry types each kind takes (docs/contract.md, section 1).
 _AREA = frozenset({"Polygon", "MultiPolygon"})
@@ -203,6 +204,8 @@ def zone_from_properties(
             if kind is not owner:
                 raise fail(f"{key} applies to {owner.value} zones only")
             _number(props, key, fail, upper=upper)
+    if props.get("recurrence") is not None:
+        check_recurrence(props["recurrence"], fail)
     if props.get("operator") is not None and not isinstance(props.get("operator"), str):
         raise fail("operator must be a string")
     distance_m = _number(props, "distance_m", fail, upper=MAX_DISTANCE_M)

@@ -86,7 +86,15 @@ class Zone:
         return 0.0
 
     def in_force(self, t: float) -> bool:
-        """Whether the zone applies at Unix time ``t`` (validity window, if any)."""
+        """Whether the zone applies at Unix time ``t``: inside its validity window, if
+        any, and its recurring periods (``recurrence``, see :mod:`zones.recurrence`)."""
         if self.valid_from is not None and t < self.valid_from.timestamp():
             return False
-        return not (self.valid_to is not None and t > self.valid_to.timestamp())
+        if self.valid_to is not None and t > self.valid_to.timestamp():
+            return False
+        rec = self.properties.get("recurrence")
+        if rec is None:
+            return True
+        from vigia.zones.recurrence import matches
+
+        return matches(rec, t)

@@ -39,7 +39,7 @@ class EpisodeConfig:
     # a stopped vessel this close to a platform's footprint (m) and at least this long
     # (m) is the installation or moored to it (see beach.is_installation)
     installation_radius_m: float = 100.0
-    installation_min_length_m: float = 60.0
+    installation_min_length_m: float = 100.0
     # vessels silent this long with nothing open are forgotten
     forget_after_s: float = 3600.0
     approach: ApproachPolicy = field(default_factory=ApproachPolicy)

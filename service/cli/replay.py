@@ -14,6 +14,7 @@ from typing import IO, Any, TypeVar
 
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
+from vigia.alerts.authorised import AuthorisedRegister, parse_csv
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError
@@ -47,6 +48,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--leads-out", default="-", metavar="OUT.jsonl", help="output file (default: stdout)"
+    )
+    p.add_argument(
+        "--authorised",
+        action="append",
+        metavar="CSV",
+        help="authorised-vessel register (mmsi,zone_id,operator,valid_from,valid_to,note);"
+        " repeatable",
     )
     p.add_argument(
         "--hold-s",
@@ -98,11 +106,20 @@ def run(args: argparse.Namespace) -> int:
         raise IngestError(f"output folder does not exist: {Path(args.leads_out).parent}")
     if args.hold_s < 0 or args.hold_m < 0:
         raise IngestError("--hold-s and --hold-m must be >= 0")
+    entries = []
+    for path in args.authorised or []:
+        try:
+            entries += parse_csv(Path(path).read_text(encoding="utf-8-sig"))
+        except OSError as exc:
+            raise IngestError(f"cannot read {path}: {exc}") from None
     index = ZoneIndex(zones)
     tune_gc()
     ingestor = Ingestor()
     pipeline = LeadPipeline(
-        index, ingestor.registry, EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m)
+        index,
+        ingestor.registry,
+        EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m),
+        AuthorisedRegister(entries),
     )
     written = 0
     shown: list[Lead] = []

@@ -12,9 +12,9 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from vigia.alerts.authorised import AuthorisedRegister, parse_csv
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
-from vigia.alerts.authorised import AuthorisedRegister, parse_csv
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError

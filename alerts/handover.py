@@ -11,13 +11,10 @@ store could re-number).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import Any
 
 from vigia.alerts.lead import Lead
 from vigia.zones.evaluate import ZoneIndex
-
-if TYPE_CHECKING:
-    from vigia.alerts.pipeline import LeadPipeline
 
 
 def unchanged_zones(old: ZoneIndex, new: ZoneIndex) -> dict[int, int]:
@@ -38,8 +35,9 @@ def _closed_by_edit(lead: Lead) -> Lead:
     )
 
 
-def hand_over(old: LeadPipeline, nxt: LeadPipeline) -> list[Lead]:
-    """Move ``old``'s state into ``nxt`` (built on the edited zones, empty); return the
+def hand_over(old: Any, nxt: Any) -> list[Lead]:
+    """(Both are LeadPipelines; typed Any so this module does not import the pipeline
+    back.) Move ``old``'s state into ``nxt`` (built on the edited zones, empty); return the
     leads of the episodes the edit ended (closed at their last evidence, marked
     ``closed_by: zone-edit``)."""
     keep = unchanged_zones(old.index, nxt.index)

@@ -17,7 +17,8 @@ and at three of them the vessels 0212 f) keeps out:
   - a bulk carrier passing 300 m from the platform                   -> SEC-PLATFORM
   - a supply vessel whose register entry expired the day before      -> SEC-PLATFORM
 
-Deterministic: fixed start time, a seeded generator. ``python scripts/make_platform_traffic.py``.
+Deterministic: fixed start time, a seeded generator. Run from the repository root:
+``python -m scripts.make_platform_traffic``.
 """
 
 from __future__ import annotations
@@ -26,11 +27,7 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from aisgen import KN, Fix, fwd, hold, lines_for, merge, run, static_lines
-
+from scripts.aisgen import KN, Fix, fwd, hold, lines_for, merge, run, static_lines
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.model import Zone, ZoneKind
 

@@ -4,9 +4,7 @@ authorised vessels, every lead for the rest."""
 
 from __future__ import annotations
 
-import sys
-
-from test_replay_cli import ROOT, _leads, _vigia
+from tests.alerts.test_replay_cli import ROOT, _leads, _vigia
 
 NMEA = ROOT / "data" / "demo" / "campos_platforms.nmea"
 REGISTER = ROOT / "data" / "demo" / "campos_register.csv"
@@ -35,8 +33,7 @@ def test_without_the_register_the_supply_vessels_are_leads_but_the_fpsos_are_not
 
 
 def test_the_platform_traffic_is_reproducible() -> None:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import make_platform_traffic
+    from scripts import make_platform_traffic
 
     lines, register = make_platform_traffic.build()
     assert "\n".join(lines) + "\n" == NMEA.read_text()

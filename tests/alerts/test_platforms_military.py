@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import aisgen
-from scenario_kit import (
+from shapely.geometry import LineString, Point
+
+from scripts import aisgen
+from tests.alerts.scenario_kit import (
     GEOD,
     T0,
     beach_frame,
@@ -17,8 +19,6 @@ from scenario_kit import (
     run_pipeline,
     to_positions,
 )
-from shapely.geometry import LineString, Point
-
 from vigia.alerts.authorised import Authorisation, AuthorisedRegister, parse_csv
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import aisgen
 import pytest
-from scenario_kit import (
+from shapely.geometry import LineString
+
+from scripts import aisgen
+from tests.alerts.scenario_kit import (
     T0,
     beach_frame,
     beach_run,
@@ -17,8 +19,6 @@ from scenario_kit import (
     square,
     to_positions,
 )
-from shapely.geometry import LineString
-
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneError
 

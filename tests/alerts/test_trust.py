@@ -6,11 +6,18 @@ from __future__ import annotations
 import itertools
 import json
 
-import aisgen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scenario_kit import T0, beach_frame, beach_run, find_zone, run_pipeline, to_positions
 
+from scripts import aisgen
+from tests.alerts.scenario_kit import (
+    T0,
+    beach_frame,
+    beach_run,
+    find_zone,
+    run_pipeline,
+    to_positions,
+)
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Record, StaticData

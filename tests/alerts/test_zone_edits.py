@@ -7,10 +7,10 @@ import dataclasses
 import json
 from pathlib import Path
 
-import aisgen
-from scenario_kit import T0, feature, to_positions
 from shapely.geometry import Point
 
+from scripts import aisgen
+from tests.alerts.scenario_kit import T0, feature, to_positions
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.registry import VesselRegistry

@@ -4,17 +4,14 @@ applied by the running worker) and the worker's vessel registry surviving a rest
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from scripts import aisgen
 from tests.api.conftest import BUNDLED, Api, feature, make_settings, square, start
 from tests.api.test_worker import MMSI, T0, _wait, crossing_lines
 from vigia.service.settings import IngestSettings
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import aisgen
 
 pytestmark = pytest.mark.postgis
 CSV = (

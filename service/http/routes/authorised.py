@@ -143,7 +143,10 @@ def add_entries(
             },
         }
     },
-    responses={**problem_responses(400, 401, 403, 413)},
+    responses={
+        201: {"content": {"application/json": {"example": {"entries": [EXAMPLE_ENTRY]}}}},
+        **problem_responses(400, 401, 403, 413),
+    },
 )
 async def import_csv(
     request: Request, repo: Annotated[Repository, Depends(get_repository)]

@@ -8,6 +8,7 @@ in a channel for a week costs the same memory as one crossing it for a minute.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.alerts.rules import ApproachPolicy
@@ -35,6 +36,10 @@ class EpisodeConfig:
     # a stale "at anchor" status is ignored while the vessel visibly moves faster than this
     status_moving_kn: float = 2.0
     max_evidence: int = 200
+    # a stopped vessel this close to a platform's footprint (m) and at least this long
+    # (m) is the installation or moored to it (see beach.is_installation)
+    installation_radius_m: float = 100.0
+    installation_min_length_m: float = 100.0
     # vessels silent this long with nothing open are forgotten
     forget_after_s: float = 3600.0
     approach: ApproachPolicy = field(default_factory=ApproachPolicy)
@@ -49,10 +54,12 @@ class Episode:
         "closest_raw",
         "count",
         "first",
+        "info",
         "last",
         "last_hold_t",
         "max_sog",
         "mmsi",
+        "notes",
         "rule",
         "sailing",
         "samples",
@@ -79,6 +86,11 @@ class Episode:
         self.stride = 1
         self.count = 0
         self.sailing = False
+        # what was known of the vessel at the episode's latest position (the lead shows
+        # that, so it does not depend on when the episode happened to be closed)
+        self.info: VesselInfo | None = None
+        # extra details the judgement adds (propulsion basis, reclassification)
+        self.notes: dict[str, Any] = {}
 
     def add(
         self, point: EvidencePoint, raw: tuple[str, ...], authority: str | None, cap: int
@@ -126,5 +138,6 @@ class Episode:
                 "rule_distance_m": self.threshold_m,
                 "vessel_class": "sailing" if self.sailing else "motor",
                 "positions": self.count,
+                **self.notes,
             },
         )

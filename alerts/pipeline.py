@@ -15,7 +15,9 @@ import numpy as np
 from pyproj import Geod
 
 from vigia.alerts.aton import AtonConfig, AtonWatch
-from vigia.alerts.distress import DistressTracker, is_distress_mmsi
+from vigia.alerts.authorised import AuthorisedRegister
+from vigia.alerts.beach import is_installation, made_good_in_band, reclassify, split_records
+from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.lead import EvidencePoint, Lead
 from vigia.alerts.rules import (
@@ -26,12 +28,11 @@ from vigia.alerts.rules import (
     approach_ok,
     area_rule,
     is_allowed,
-    is_sailing,
+    propulsion,
 )
 from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
-from vigia.ingest.records import AidToNavigation, Position, Record, StaticData, device_class
+from vigia.ingest.records import Position, Record, VesselInfo
 from vigia.ingest.registry import VesselRegistry
-from vigia.ingest.units import valid_lonlat
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
@@ -47,9 +48,12 @@ class LeadPipeline:
         registry: VesselRegistry,
         config: EpisodeConfig | None = None,
         aton: AtonConfig | None = None,
+        register: AuthorisedRegister | None = None,
     ) -> None:
         self.index = index
         self.registry = registry
+        # the authorised-vessel register; the worker swaps in a new one after an edit
+        self.register = register or AuthorisedRegister()
         self.config = config or EpisodeConfig()
         self._zones = index.zones
         self._thr = [float(x) for x in index.threshold_m]
@@ -67,36 +71,19 @@ class LeadPipeline:
             "positions_skipped": 0,
             "glitches": 0,
             "leads_closed": 0,
+            "installation_fixes": 0,
+            "authorised_fixes": 0,
         }
 
     # -- public interface -------------------------------------------------------------
 
     def process(self, records: Sequence[Record]) -> list[Lead]:
-        """Feed a batch of records; returns the leads closed during it."""
-        batch: list[Position] = []
-        beacons: list[Position] = []
-        atons: list[AidToNavigation] = []
-        skipped = 0
-        for r in records:
-            if type(r) is Position:
-                lon, lat, mmsi = r.lon, r.lat, r.mmsi
-                if (
-                    valid_lonlat(lon, lat)
-                    # ship stations (MID 2xx-7xx) are vessels; anything else is asked
-                    and (
-                        (200_000_000 <= mmsi <= 799_999_999 and r.msg_type != 9)
-                        or device_class(mmsi, r.msg_type) == "vessel"
-                    )
-                ):
-                    batch.append(r)
-                elif is_distress_mmsi(mmsi):
-                    beacons.append(r)  # SART/MOB/EPIRB: a life in danger, see distress.py
-                else:
-                    skipped += 1
-            elif isinstance(r, StaticData):
-                self.registry.update(r)
-            elif type(r) is AidToNavigation:
-                atons.append(r)
+        """Feed a batch of records; returns the leads closed during it.
+
+        Records take effect in their order: a static report changes the verdict only of
+        the positions after it, so the same input gives the same leads whatever the
+        batching (a position is judged with what was known at its own time)."""
+        batch, beacons, atons, seq, skipped = split_records(records)
         self.counters["positions_skipped"] += skipped
         if atons or (batch and self._aton.watching):
             self._closed += self._aton.feed(atons, batch)  # ATON-DAMAGE, see aton.py
@@ -105,6 +92,8 @@ class LeadPipeline:
             self._closed += self._distress.feed(beacons)
             self.counters.update(self._distress.counters)
         if not batch:
+            for st in seq:
+                self.registry.update(st)  # type: ignore[arg-type]
             return self._drain()
         self.counters["positions"] += len(batch)
         lon_a = np.fromiter([p.lon for p in batch], dtype=np.float64, count=len(batch))
@@ -121,7 +110,12 @@ class LeadPipeline:
                 lst.append((z, d))
         vessels = self._vessels
         stop_sog = self.config.anchor_sog_kn
-        for pos, h in zip(batch, per_pos, strict=True):
+        registry = self.registry
+        for item in seq:
+            if type(item) is not int:
+                registry.update(item)  # type: ignore[arg-type]
+                continue
+            pos, h = batch[item], per_pos[item]
             vs = vessels.get(pos.mmsi)
             if (
                 h is None
@@ -154,10 +148,10 @@ class LeadPipeline:
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
             if vs.pending is not None and now - vs.pending[0].t > cfg.lookahead_s:
-                pos, hits = vs.pending
+                pos, hits, info = vs.pending
                 vs.pending = None
                 self._pending.discard(mmsi)
-                self._apply(vs, pos, hits)
+                self._apply(vs, pos, hits, info)
         for mmsi in list(self._open):
             self._close_stale(mmsi, self._vessels[mmsi], now)
         self._closed += self._distress.expire(now) + self._aton.expire(now)
@@ -190,30 +184,29 @@ class LeadPipeline:
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
             if vs.pending is not None:
-                pos, hits = vs.pending
+                pos, hits, info = vs.pending
                 vs.pending = None
-                self._apply(vs, pos, hits)
+                self._apply(vs, pos, hits, info)
         self._pending.clear()
         closed = self.expire(self._now)
         return closed + self.open_leads()
 
     def rebuild(self, index: ZoneIndex) -> tuple[LeadPipeline, list[Lead]]:
-        """A pipeline on a new zone index (after a zone edit), and every lead this one
-        held against its zones (closed, or still open with ``ended_at`` null).
+        """A pipeline on a new zone index (after a zone edit), and the leads of the
+        episodes the edit ended: those of zones it changed or removed, closed at their
+        last evidence (see :mod:`alerts.handover`). Episodes of unchanged zones, track
+        state and distress alarms carry over unbroken."""
+        from vigia.alerts.handover import hand_over
 
-        Distress episodes belong to no zone, so they carry over unbroken: a zone edit
-        must not split one beacon's alarm into two leads.
-        """
-        distress = self._distress
-        self._distress = DistressTracker(self.index, self.config)
-        leads = self.finish()
-        nxt = LeadPipeline(index, self.registry, self.config)
+        nxt = LeadPipeline(index, self.registry, self.config, register=self.register)
+        ended = hand_over(self, nxt)
+        distress, self._distress = self._distress, DistressTracker(self.index, self.config)
         distress.index = index
         # the counts so far stay with this pipeline; the new one counts from zero
         distress.counters = dict.fromkeys(distress.counters, 0)
         nxt._distress = distress
         nxt._aton = self._aton  # AtoNs and the passes near them do not depend on zones
-        return nxt, leads
+        return nxt, ended + self._drain()
 
     @property
     def stream_time(self) -> float:
@@ -240,20 +233,27 @@ class LeadPipeline:
         if pos.t > self._now:
             self._now = pos.t
         if vs.pending is not None:
-            q, qhits = vs.pending
+            q, qhits, qinfo = vs.pending
             vs.pending = None
-            if is_glitch(vs, q, pos, self.config):
+            if pos.t - q.t > self.config.lookahead_s:
+                # waited past the look-ahead: settled without the glitch test, exactly as
+                # expire() would have settled it had a batch ended in between
+                self._apply(vs, q, qhits, qinfo)
+            elif is_glitch(vs, q, pos, self.config):
                 self.counters["glitches"] += 1
             else:
-                self._apply(vs, q, qhits)
+                self._apply(vs, q, qhits, qinfo)
         if hits:
-            vs.pending = (pos, hits)
+            # judged later, with what is known of the vessel now
+            vs.pending = (pos, hits, self.registry.get(pos.mmsi))
             self._pending.add(pos.mmsi)
         else:
             self._pending.discard(pos.mmsi)
-            self._apply(vs, pos, None)
+            self._apply(vs, pos, None, None)
 
-    def _apply(self, vs: VesselState, pos: Position, hits: list[Hit] | None) -> None:
+    def _apply(
+        self, vs: VesselState, pos: Position, hits: list[Hit] | None, info: VesselInfo | None
+    ) -> None:
         """Account one accepted fix: stop timer, rule judgement, episode upkeep."""
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
@@ -262,29 +262,39 @@ class LeadPipeline:
         if sog is None and hits and vs.last_t is not None and t - vs.last_t >= 1.0:
             # no SOG reported: judge on the speed made good since the last fix
             sog = metres(vs.last_lon, vs.last_lat, pos.lon, pos.lat) / (t - vs.last_t) / KN
+        prev_t = vs.last_t
         vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat
         if vs.episodes:
             # before judging: a fix after a long clear spell starts a new episode
             self._close_stale(pos.mmsi, vs, t)
         if hits:
-            self._judge(vs, pos, hits, stopped, sog)
+            self._judge(vs, pos, hits, stopped, sog, info, prev_t)
         elif vs.approaches:
             vs.approaches = None
 
     def _judge(
-        self, vs: VesselState, pos: Position, hits: list[Hit], stopped: bool, sog: float | None
+        self,
+        vs: VesselState,
+        pos: Position,
+        hits: list[Hit],
+        stopped: bool,
+        sog: float | None,
+        info: VesselInfo | None,
+        prev_t: float | None,
     ) -> None:
         cfg = self.config
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
-        info = self.registry.get(pos.mmsi)
         ship_type = info.ship_type if info is not None else None
+        sailing, basis, inferred = propulsion(ship_type, pos.nav_status)
+        if vs.episodes:
+            reclassify(vs.episodes, t, sailing, basis)
         stopped_for = t - vs.stop_t if (stopped and vs.stop_t is not None) else 0.0
         m = VesselMoment(
             mmsi=pos.mmsi,
             t=t,
             ship_type=ship_type,
-            sailing=is_sailing(ship_type, pos.nav_status),
+            sailing=sailing,
             sog=sog,
             cog=pos.cog,
             heading=pos.heading,
@@ -293,6 +303,8 @@ class LeadPipeline:
             anchored=stopped
             and (pos.nav_status == NAV_AT_ANCHOR or stopped_for >= cfg.anchor_dwell_s),
             stopped_for_s=stopped_for,
+            propulsion_basis=basis,
+            propulsion_inferred=inferred,
         )
         authority = None
         for z, d in hits:
@@ -303,6 +315,13 @@ class LeadPipeline:
             if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
                 continue
             allowed = is_allowed(zone, pos.mmsi, ship_type)
+            if zone.kind is ZoneKind.PLATFORM and not allowed:
+                if self.register.allows(zone, pos.mmsi, t):
+                    self.counters["authorised_fixes"] += 1
+                    continue
+                if is_installation(m, d, info, cfg):
+                    self.counters["installation_fixes"] += 1
+                    continue
             if zone.kind is ZoneKind.BATHER_BEACH:
                 if allowed:
                     continue
@@ -315,7 +334,11 @@ class LeadPipeline:
                     appr = vs.approaches.get(z)
                     if appr is None:
                         appr = vs.approaches[z] = Approach()
-                    breaks = not approach_ok(m, appr, self._bearing(z, pos, d), cfg.approach)
+                    made_good = made_good_in_band(prev_t, appr, pos, d, thr)
+                    breaks = not approach_ok(
+                        m, appr, self._bearing(z, pos, d), cfg.approach, made_good
+                    )
+                    appr.last_t, appr.last_lon, appr.last_lat = t, pos.lon, pos.lat
                     near = breaks
                 else:
                     breaks = False
@@ -332,7 +355,7 @@ class LeadPipeline:
                 breaks = d <= thr
                 near = d <= thr + cfg.hold_m
             if breaks:
-                self._extend(vs, pos, rule, z, d, thr, m.sailing, authority)
+                self._extend(vs, pos, rule, z, d, thr, m, authority, info)
             elif near and vs.episodes:
                 ep = vs.episodes.get((rule, z))
                 if ep is not None:
@@ -360,8 +383,9 @@ class LeadPipeline:
         z: int,
         d: float,
         thr: float,
-        sailing: bool,
+        m: VesselMoment,
         authority: str | None,
+        info: VesselInfo | None,
     ) -> None:
         assert pos.lon is not None and pos.lat is not None
         if vs.episodes is None:
@@ -370,8 +394,12 @@ class LeadPipeline:
         ep = vs.episodes.get(key)
         if ep is None:
             ep = vs.episodes[key] = Episode(pos.mmsi, rule, z, thr)
-            ep.sailing = sailing
+            ep.sailing = m.sailing
+            if rule.startswith("BATH-"):
+                ep.notes["propulsion"] = m.propulsion_basis
+                ep.notes["propulsion_inferred"] = m.propulsion_inferred
             self._open.add(pos.mmsi)
+        ep.info = info
         assert pos.lon is not None and pos.lat is not None
         point = EvidencePoint.of(pos, d, pos.lon, pos.lat)
         ep.add(point, pos.raw, authority, self.config.max_evidence)
@@ -391,7 +419,7 @@ class LeadPipeline:
     def _lead(self, ep: Episode, *, closed: bool) -> Lead:
         return ep.to_lead(
             self._zones[ep.zone_idx],
-            self.registry.get(ep.mmsi),
+            ep.info,
             closed=closed,
             cap=self.config.max_evidence,
         )

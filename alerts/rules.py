@@ -44,6 +44,7 @@ KIND_RULE: dict[ZoneKind, str] = {
 }
 
 SAILING_SHIP_TYPE = 36
+NAV_UNDER_WAY_ENGINE = 0
 NAV_UNDER_WAY_SAILING = 8
 NAV_AT_ANCHOR = 1
 NAV_MOORED = 5
@@ -54,9 +55,30 @@ def citation(rule: str) -> str:
     return CITATIONS[rule]
 
 
+def propulsion(ship_type: int | None, nav_status: int | None) -> tuple[bool, str, bool]:
+    """(sailing, basis, inferred) for one position: the 0211 b) bands go by propulsion.
+
+    Status 8 is sail and status 0 is engine whatever the ship type (a yacht motoring
+    in reports type 36 and status 0: it is a motor craft then). Only when the status
+    says nothing of propulsion (class B sends none; 1, 5, 15 and the rest do not say) is
+    ship type 36 taken to mean sail, and the lead says it was inferred. Anything else,
+    unknown included, counts as motor (RULES.md, BATH-MOTOR).
+    """
+    if nav_status == NAV_UNDER_WAY_SAILING:
+        return True, "nav_status 8 (under way sailing)", False
+    if nav_status == NAV_UNDER_WAY_ENGINE:
+        return False, "nav_status 0 (under way using engine)", False
+    if ship_type == SAILING_SHIP_TYPE:
+        said = "no navigational status" if nav_status is None else f"nav_status {nav_status}"
+        return True, f"ship type 36 with {said}: sail inferred", True
+    if ship_type is None:
+        return False, "propulsion unknown: counted as motor", True
+    return False, f"ship type {ship_type}: motor", False
+
+
 def is_sailing(ship_type: int | None, nav_status: int | None) -> bool:
-    """Sail (or oar) craft: ship type 36 or status 8; unknown propulsion is motor."""
-    return ship_type == SAILING_SHIP_TYPE or nav_status == NAV_UNDER_WAY_SAILING
+    """Sail (or oar) craft at this position (see :func:`propulsion`)."""
+    return propulsion(ship_type, nav_status)[0]
 
 
 def is_allowed(zone: Zone, mmsi: int, ship_type: int | None) -> bool:
@@ -92,14 +114,20 @@ class VesselMoment:
     stopped: bool  # at anchor/moored by status, or SOG near zero right now
     anchored: bool  # at anchor by status, or stopped for the anchoring dwell
     stopped_for_s: float  # how long it has been stopped (0 when moving)
+    propulsion_basis: str = ""
+    propulsion_inferred: bool = False
 
 
 @dataclass(slots=True)
 class Approach:
-    """A vessel's visit inside one beach band: whether it stayed within 0211 b) 3)."""
+    """A vessel's visit inside one beach band: whether it stayed within 0211 b) 3), and
+    its last fix in the band (the approach is judged between fixes too)."""
 
     clean: bool = True
     anchored: bool = False
+    last_t: float | None = None
+    last_lon: float = 0.0
+    last_lat: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +136,11 @@ class ApproachPolicy:
 
     max_sog_kn: float = 3.0
     course_tolerance_deg: float = 30.0
+    # the speed made good in the band must beat the limit by this much before it counts:
+    # 1 kn covers a few metres of GPS noise on fixes a minute apart
+    made_good_margin_kn: float = 1.0
+    # legs shorter than this are noise, not movement
+    made_good_min_m: float = 25.0
 
 
 def approach_ok(
@@ -115,6 +148,7 @@ def approach_ok(
     approach: Approach,
     bearing_to_beach: float | None,
     policy: ApproachPolicy,
+    made_good: tuple[float, float] | None = None,
 ) -> bool:
     """Judge one in-band position under 0211 b) 3) and update the visit's state.
 
@@ -125,6 +159,15 @@ def approach_ok(
     """
     if not approach.clean:
         return False
+    if made_good is not None:
+        # (metres surely covered inside the band since the last fix, seconds taken): a
+        # boat that ran in fast and stopped between two fixes never shows speed in band
+        leg_m, dt = made_good
+        if leg_m >= policy.made_good_min_m and leg_m > (
+            (policy.max_sog_kn + policy.made_good_margin_kn) * (1852.0 / 3600.0) * dt
+        ):
+            approach.clean = False
+            return False
     if m.stopped:
         approach.anchored = True
         return True

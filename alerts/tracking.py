@@ -10,7 +10,7 @@ import math
 
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
-from vigia.ingest.records import Position
+from vigia.ingest.records import Position, VesselInfo
 from vigia.ingest.units import MS_PER_KN
 
 KN = MS_PER_KN
@@ -28,8 +28,9 @@ class VesselState:
         self.last_t: float | None = None
         self.last_lon = 0.0
         self.last_lat = 0.0
-        # a fix near a zone waits here for its successor (glitch look-ahead)
-        self.pending: tuple[Position, list[Hit]] | None = None
+        # a fix near a zone waits here for its successor (glitch look-ahead), with what
+        # was known of the vessel when it came (it is judged with that)
+        self.pending: tuple[Position, list[Hit], VesselInfo | None] | None = None
         self.stop_t: float | None = None
         self.episodes: dict[tuple[str, int], Episode] | None = None
         self.approaches: dict[int, Approach] | None = None

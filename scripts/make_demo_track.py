@@ -9,7 +9,7 @@ blocks, so ``vigia replay data/demo/rio_demo.nmea`` shows what the service does:
      and anchoring 50 m off, then leaving the same way                 -> nothing (0211 b) 3))
   3. jet boat coming in to Ipanema at 7 kn and anchoring               -> BATH-MOTOR
   4. sailboat sailing along Ipanema 60 m off (status 8)                -> BATH-SAIL
-  5. sailboat sailing along Ipanema 150 m off                          -> nothing
+  5. sailboat sailing (status 8) along Ipanema 150 m off               -> nothing
   6. supply ship passing 600 m from platform P-52                      -> nothing
   7. tanker passing 400 m from platform P-52                           -> SEC-PLATFORM
   8. launch passing 150 m from Ilha Fiscal                             -> SEC-MILITARY
@@ -48,16 +48,22 @@ def _coords(zone: Zone) -> list[tuple[float, float]]:
 
 
 def _parallel(
-    coords: list[tuple[float, float]], off_m: float, sog: float, t0: float, f0: float, f1: float
+    coords: list[tuple[float, float]],
+    off_m: float,
+    sog: float,
+    t0: float,
+    f0: float,
+    f1: float,
+    nav: int,
 ) -> list[Fix]:
-    """A run along a beach ``off_m`` off the baseline, from fraction f0 to f1."""
+    """A run along a beach ``off_m`` off the baseline, from fraction f0 to f1, reporting
+    navigational status ``nav`` (8 under sail, 0 under engine)."""
     length = sum(aisgen.GEOD.inv(a[0], a[1], b[0], b[1])[2] for a, b in itertools.pairwise(coords))
     n = int(abs(f1 - f0) * length / (sog * KN * 10)) + 1
     fixes = []
     for i in range(n):
         lon, lat, along, sea = aisgen.along_line(coords, f0 + (f1 - f0) * i / max(n - 1, 1))
         course = along if f1 > f0 else (along + 180) % 360
-        nav = 8 if off_m < 100 else 0
         fixes.append(Fix(t0 + 10 * i, *fwd(lon, lat, sea, off_m), sog, course, nav))
     return fixes
 
@@ -105,11 +111,11 @@ def build() -> list[str]:
         static_lines(m + 8, T0, name="DEMO LANCHA", ship_type=37, length_m=7, seq_id=4),
     ]
     tracks = [
-        lines_for(m + 1, _parallel(copa, 120, 18.0, T0 + 60, 0.15, 0.85)),
+        lines_for(m + 1, _parallel(copa, 120, 18.0, T0 + 60, 0.15, 0.85, 0)),
         lines_for(m + 2, _approach(copa, 0.45, 2.0, T0 + 120, leave=True), 18),
         lines_for(m + 3, _approach(ipa, 0.3, 7.0, T0 + 180, leave=False), 18),
-        lines_for(m + 4, _parallel(ipa, 60, 4.0, T0 + 240, 0.5, 0.8), 18),
-        lines_for(m + 5, _parallel(ipa, 150, 4.0, T0 + 300, 0.8, 0.5)),
+        lines_for(m + 4, _parallel(ipa, 60, 4.0, T0 + 240, 0.5, 0.8, 8), 18),
+        lines_for(m + 5, _parallel(ipa, 150, 4.0, T0 + 300, 0.8, 0.5, 8)),
         lines_for(m + 6, _pass(p52.x, p52.y, 600, 10.0, T0 + 60, 61)),  # type: ignore[attr-defined]
         lines_for(m + 7, _pass(p52.x, p52.y, 400, 12.0, T0 + 120, 61)),  # type: ignore[attr-defined]
         lines_for(m + 8, _pass(fiscal.x, fiscal.y, 150, 6.0, T0 + 90, 41)),  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ from shapely.geometry.base import BaseGeometry
 
 from vigia.ingest.units import lonlat_in_range
 from vigia.zones.model import Zone, ZoneError, ZoneKind
+from vigia.zones.recurrence import check as check_recurrence
 
 #: Geometry types each kind takes (docs/contract.md, section 1).
 _AREA = frozenset({"Polygon", "MultiPolygon"})
@@ -60,6 +61,19 @@ _KNOWN = frozenset(
 SAIL_BAND_M = 100.0
 #: A rule distance beyond this is a typo, not a zone (NORMAM-07 uses 100 to 500 m).
 MAX_DISTANCE_M = 50_000.0
+#: Kind-specific extra properties (kept in ``Zone.properties``): (kind, upper bound).
+#: ``footprint_m``: a platform's hull radius around its charted point (the largest FPSOs
+#: are about 340 m long and swing round their turret). ``baseline_offset_m``: how far
+#: seaward of the chart coastline the surf line lies (surf zones are tens of metres,
+#: rarely more than a few hundred).
+OFFSETS: dict[str, tuple[ZoneKind, float]] = {
+    "footprint_m": (ZoneKind.PLATFORM, 2_000.0),
+    "baseline_offset_m": (ZoneKind.BATHER_BEACH, 500.0),
+}
+#: Ship types a military zone lets in unless its ``allowed.ship_types`` says otherwise:
+#: 35 (military operations) and 55 (law enforcement). 0212 a) keeps out the public, not
+#: the Navy's own craft or the authorities' at their base.
+MILITARY_DEFAULT_TYPES = frozenset({35, 55})
 ENV_ZONES_DIR = "VIGIA_ZONES_DIR"
 _Fail = Callable[[str], ZoneError]
 
@@ -184,6 +198,20 @@ def zone_from_properties(
     if valid_from is not None and valid_to is not None and valid_to < valid_from:
         raise fail("valid_to is before valid_from")
     mmsi, ship_types = _allowed(props.get("allowed"), fail)
+    raw_allowed = props.get("allowed")
+    if kind is ZoneKind.MILITARY and not (
+        isinstance(raw_allowed, Mapping) and "ship_types" in raw_allowed
+    ):
+        ship_types = MILITARY_DEFAULT_TYPES
+    for key, (owner, upper) in OFFSETS.items():
+        if key in props and props[key] is not None:
+            if kind is not owner:
+                raise fail(f"{key} applies to {owner.value} zones only")
+            _number(props, key, fail, upper=upper)
+    if props.get("recurrence") is not None:
+        check_recurrence(props["recurrence"], fail)
+    if props.get("operator") is not None and not isinstance(props.get("operator"), str):
+        raise fail("operator must be a string")
     distance_m = _number(props, "distance_m", fail, upper=MAX_DISTANCE_M)
     if kind is ZoneKind.BATHER_BEACH and distance_m is not None and distance_m < SAIL_BAND_M:
         raise fail(f"distance_m {distance_m:g} is inside the {SAIL_BAND_M:g} m oar/sail band")
@@ -230,7 +258,8 @@ def zone_to_feature(zone: Zone) -> dict[str, Any]:
         "source": zone.source,
     }
     props.update({k: v for k, v in optional.items() if v is not None})
-    if zone.allowed_mmsi or zone.allowed_ship_types:
+    if zone.allowed_mmsi or zone.allowed_ship_types or zone.kind is ZoneKind.MILITARY:
+        # a military zone always says its ship types: absent means the default
         props["allowed"] = {
             "mmsi": sorted(zone.allowed_mmsi),
             "ship_types": sorted(zone.allowed_ship_types),

@@ -14,7 +14,9 @@ Three stages, each cheaper than the next is costly:
    ``dwithin`` and ``shapely.distance`` only for the few outside within reach.
 
 Distances are to the zone's reference geometry (platform, footprint, baseline), 0 inside
-a polygon. Validity windows are not applied here: the rules do that with ``Zone.in_force``.
+a polygon; a platform's ``footprint_m`` or a beach's ``baseline_offset_m`` grows that
+geometry first (distance = max(0, distance to the charted geometry - offset)). Validity
+windows are not applied here: the rules do that with ``Zone.in_force``.
 """
 
 from __future__ import annotations
@@ -121,6 +123,8 @@ class ZoneIndex:
         self.threshold_m: FloatArray = np.array(
             [rule_distance_m(z) for z in self.zones], dtype=np.float64
         )
+        # footprint / surf-line offsets: the reference is the charted geometry grown by it
+        self.offset_m: FloatArray = np.array([z.offset_m for z in self.zones], dtype=np.float64)
         self._bounds = np.array([z.geometry.bounds for z in self.zones], dtype=np.float64)
         self._bounds = self._bounds.reshape(n, 4)
         frames = [frame_for(z.geometry) for z in self.zones]
@@ -153,7 +157,7 @@ class ZoneIndex:
         if reach is None:
             if len(self._reach) > 8:
                 self._reach.clear()
-            reach = _Reach(self._bounds, self.threshold_m + key)
+            reach = _Reach(self._bounds, self.threshold_m + self.offset_m + key)
             self._reach[key] = reach
         return reach
 
@@ -183,6 +187,8 @@ class ZoneIndex:
         pos = cand[sub]
         zone = zone.astype(np.int64)
         dist = self._distances(pos, zone, lon, lat, margin_m)
+        off = self.offset_m[zone]
+        dist = np.where(off > 0, np.maximum(dist - off, 0.0), dist)
         keep = dist <= self.threshold_m[zone] + margin_m
         pos, zone, dist = pos[keep], zone[keep], dist[keep]
         order = np.lexsort((zone, pos))
@@ -214,7 +220,7 @@ class ZoneIndex:
             geoms = self._geom_m[zone[area]]
             inside = shapely.contains_xy(geoms, x[area], y[area])
             out[area] = np.where(inside, 0.0, np.inf)
-            reach = self.threshold_m[zone[area]] + margin_m
+            reach = self.threshold_m[zone[area]] + self.offset_m[zone[area]] + margin_m
             todo = np.flatnonzero(~inside & (reach > 0))
             if len(todo):
                 pts: npt.NDArray[np.object_] = np.asarray(
@@ -232,6 +238,7 @@ class ZoneIndex:
         x, y = frame.forward(np.asarray(lon, np.float64), np.asarray(lat, np.float64))
         with np.errstate(invalid="ignore"):  # NaN positions give NaN, quietly
             d = shapely.distance(shapely.points(x, y), self._geom_m[zone_idx])
+            d = np.maximum(np.asarray(d, dtype=np.float64) - self.offset_m[zone_idx], 0.0)
         return np.asarray(d, dtype=np.float64)
 
     def nearest_point(self, zone_idx: int, lon: float, lat: float) -> tuple[float, float]:
@@ -249,6 +256,7 @@ class ZoneIndex:
         metres in the zone's frame."""
         frame = self._frames[zone_idx]
         width = float(self.threshold_m[zone_idx] if width_m is None else width_m)
+        width += float(self.offset_m[zone_idx])
         geom: BaseGeometry = self._geom_m[zone_idx]
         shape_m = geom.buffer(width, quad_segs=16) if width > 0 else geom
 

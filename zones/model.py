@@ -73,8 +73,28 @@ class Zone:
             return self.authority
         return None
 
+    @property
+    def offset_m(self) -> float:
+        """How far the rule's reference lies beyond the charted geometry, in metres: a
+        platform's ``footprint_m`` (the hull around its charted point) or a beach's
+        ``baseline_offset_m`` (the surf line seaward of the chart coastline). Distances
+        are measured from the charted geometry grown by this much."""
+        if self.kind is ZoneKind.PLATFORM:
+            return float(self.properties.get("footprint_m") or 0.0)
+        if self.kind is ZoneKind.BATHER_BEACH:
+            return float(self.properties.get("baseline_offset_m") or 0.0)
+        return 0.0
+
     def in_force(self, t: float) -> bool:
-        """Whether the zone applies at Unix time ``t`` (validity window, if any)."""
+        """Whether the zone applies at Unix time ``t``: inside its validity window, if
+        any, and its recurring periods (``recurrence``, see :mod:`zones.recurrence`)."""
         if self.valid_from is not None and t < self.valid_from.timestamp():
             return False
-        return not (self.valid_to is not None and t > self.valid_to.timestamp())
+        if self.valid_to is not None and t > self.valid_to.timestamp():
+            return False
+        rec = self.properties.get("recurrence")
+        if rec is None:
+            return True
+        from vigia.zones.recurrence import matches
+
+        return matches(rec, t)

@@ -12,6 +12,7 @@ from itertools import islice
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+from vigia.alerts.authorised import AuthorisedRegister, parse_csv
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
@@ -52,6 +53,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--leads-out", default="-", metavar="OUT.jsonl", help="output file (default: stdout)"
+    )
+    p.add_argument(
+        "--authorised",
+        action="append",
+        metavar="CSV",
+        help="authorised-vessel register (mmsi,zone_id,operator,valid_from,valid_to,note);"
+        " repeatable",
     )
     p.add_argument(
         "--hold-s",
@@ -109,12 +117,21 @@ def run(args: argparse.Namespace) -> int:
         raise IngestError(f"output folder does not exist: {Path(args.leads_out).parent}")
     if args.hold_s < 0 or args.hold_m < 0:
         raise IngestError("--hold-s and --hold-m must be >= 0")
+    entries = []
+    for path in args.authorised or []:
+        try:
+            entries += parse_csv(Path(path).read_text(encoding="utf-8-sig"))
+        except OSError as exc:
+            raise IngestError(f"cannot read {path}: {exc}") from None
     index = ZoneIndex(zones)
     tune_gc()
     ingestor = Ingestor()
     csv_counters = IngestCounters()
     pipeline = LeadPipeline(
-        index, ingestor.registry, EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m)
+        index,
+        ingestor.registry,
+        EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m),
+        register=AuthorisedRegister(entries),
     )
     written = 0
     shown: list[Lead] = []

@@ -336,3 +336,20 @@ class WebhookAttemptRow(Base):
     status_code: Mapped[int | None] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)
     ok: Mapped[bool] = mapped_column(Boolean)
+
+
+class AuthorisedVessel(Base):
+    """One entry of the authorised-vessel register (NORMAM-07 0212 f)): an MMSI allowed
+    at one zone or at every zone of one operator, for a validity window."""
+
+    __tablename__ = "authorised_vessels"
+    __table_args__ = (Index("ix_authorised_vessels_mmsi", "mmsi"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mmsi: Mapped[int] = mapped_column(BigInteger)
+    zone_id: Mapped[str | None] = mapped_column(Text)
+    operator: Mapped[str | None] = mapped_column(Text)
+    valid_from: Mapped[float | None] = mapped_column(Float)
+    valid_to: Mapped[float | None] = mapped_column(Float)
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
@@ -132,6 +133,19 @@ class Repository(Protocol):
 
     def release_watch(self, entry_id: int) -> bool:
         """Take a vessel off the watch-list; False if there is no such entry."""
+
+    # authorised-vessel register (0212 f)) and the worker's vessel registry
+    def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
+        """Add register entries atomically; returns them with their ids."""
+
+    def list_authorisations(self) -> list[Authorisation]:
+        """Every register entry, oldest first."""
+
+    def delete_authorisation(self, entry_id: int) -> bool:
+        """Remove one register entry; False if there is none with that id."""
+
+    def all_vessels(self) -> list[VesselInfo]:
+        """Every vessel's latest static data (loaded into the worker at start)."""
 
     # counters, keys, audits
     def save_counters(self, counters: dict[str, int]) -> None:

@@ -15,12 +15,14 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 
+from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
 from vigia.service.db import procedure_store as ps
+from vigia.service.db import register
 from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
@@ -379,6 +381,27 @@ class SqlRepository(LiveStore, LayerStore):
         with self._tx() as conn:
             res = conn.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked=True))
             return bool(res.rowcount)
+
+    # authorised-vessel register and the worker's registry at start
+    def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
+        """Add register entries atomically; returns them with their ids."""
+        with self._tx() as conn:
+            return register.add(conn, entries, time.time())
+
+    def list_authorisations(self) -> list[Authorisation]:
+        """Every register entry, oldest first."""
+        with self._tx() as conn:
+            return register.list_all(conn)
+
+    def delete_authorisation(self, entry_id: int) -> bool:
+        """Remove one register entry; False if there is none with that id."""
+        with self._tx() as conn:
+            return register.remove(conn, entry_id)
+
+    def all_vessels(self) -> list[VesselInfo]:
+        """Every vessel's latest static data."""
+        with self._tx() as conn:
+            return register.all_vessels(conn)
 
     # ballast audits
     def save_audit(self, audit: dict[str, Any]) -> str:

@@ -135,6 +135,11 @@ class Runtime:
         if self.worker is not None:
             self.worker.reload_zones(current_zones(self.repository))
 
+    def register_changed(self) -> None:
+        """Hand the worker the authorised-vessel register after an edit."""
+        if self.worker is not None:
+            self.worker.reload_register(self.repository.list_authorisations())
+
     def close(self) -> None:
         """Stop the worker (storing what it holds), then release the store."""
         try:
@@ -165,6 +170,7 @@ def create_app(
         app.state.live_hub = runtime.live
         app.state.dispatcher = runtime.dispatcher
         app.state.on_zones_changed = runtime.zones_changed
+        app.state.on_register_changed = runtime.register_changed
         if runtime.worker is not None:
             metrics.attach(runtime.worker.snapshot)
         try:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vigia.alerts.aton import AtonConfig
+from vigia.alerts.authorised import Authorisation, AuthorisedRegister
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import BAD_REASONS, NOT_USED
@@ -85,6 +86,9 @@ class IngestWorker:
             list(sources) if sources is not None else sources_from_settings(settings, self._stop)
         )
         self._registry = VesselRegistry()
+        # what the store knows of every vessel: without it, every tanker in the tanker
+        # anchorage is "unknown type, not allowed" after a restart until its next type 5
+        self.registry_loaded = self._load_registry()
         self._ingestor = Ingestor(
             self._registry,
             max_pending_bytes=settings.max_pending_bytes,
@@ -95,7 +99,12 @@ class IngestWorker:
             historical_sources=[s.name for s in self._sources if isinstance(s, FileSource)],
         )
         aton = AtonConfig(settings.aton_radius_m, settings.aton_lookback_s, settings.aton_silent_s)
-        self._pipeline = LeadPipeline(ZoneIndex(list(zones)), self._registry, aton=aton)
+        self._pipeline = LeadPipeline(
+            ZoneIndex(list(zones)),
+            self._registry,
+            aton=aton,
+            register=AuthorisedRegister(repo.list_authorisations()),
+        )
         self._writer = BufferedWriter(
             repo,
             max_buffered=settings.write_buffer,
@@ -107,6 +116,8 @@ class IngestWorker:
         self._urgent: queue.Queue[RawLine] = queue.Queue(maxsize=10_000)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
+        self._pending_zones_at = 0.0
+        self.zone_swaps = 0  # zone indexes swapped in since start (tests wait on it)
         self._threads: list[threading.Thread] = []
         self._give_up_at: float | None = None
         self._dirty = False
@@ -158,10 +169,39 @@ class IngestWorker:
         """Block until every source has ended and its lines are processed."""
         return self.idle.wait(timeout)
 
+    def reload_register(self, entries: Sequence[Authorisation]) -> None:
+        """Judge from now on with this authorised-vessel register (after an API edit).
+        One attribute swap: the pipeline reads it once per judgement."""
+        self._pipeline.register = AuthorisedRegister(entries)
+
+    def _load_registry(self) -> int:
+        for info in self._repo.all_vessels():
+            self._registry.update(
+                StaticData(
+                    info.mmsi,
+                    info.updated_at if info.updated_at is not None else 0.0,
+                    0,
+                    name=info.name,
+                    callsign=info.callsign,
+                    imo=info.imo,
+                    ship_type=info.ship_type,
+                    length_m=info.length_m,
+                    beam_m=info.beam_m,
+                    destination=info.destination,
+                    source="store",
+                )
+            )
+        return len(self._registry)
+
     def reload_zones(self, zones: Sequence[Zone]) -> None:
-        """Judge from now on against these zones (after an edit through the API)."""
+        """Judge from now on against these zones (after an edit through the API).
+
+        On a live feed "from now on" is by message time: positions still queued from
+        before the edit are judged against the zones that were in force when they were
+        sent, so their leads cite that version (issue 15, item 4)."""
         with self._lock:
             self._pending_zones = list(zones)
+            self._pending_zones_at = self._clock()
 
     # -- what the API reads ----------------------------------------------------------------
 
@@ -251,8 +291,9 @@ class IngestWorker:
         last_save = last_tick
         settings = self._settings
         while not self._stop.is_set():
-            self._swap_zones()
             batch = self._take_batch()
+            if not batch:
+                self._swap_zones()
             if batch:
                 self.idle.clear()
                 self._process(batch)
@@ -321,12 +362,34 @@ class IngestWorker:
         if vessels:
             self._writer.submit_vessels(vessels)
         if records:
-            self._writer_leads(self._pipeline.process(records))
+            cut = self._edit_cut(records)
+            if cut > 0:
+                self._writer_leads(self._pipeline.process(records[:cut]))
+            self._swap_zones()
+            if cut < len(records):
+                self._writer_leads(self._pipeline.process(records[cut:]))
             self._dirty = True
             # a lead that has just opened goes out now, not at the next tick: live
             # delivery (SSE, webhooks) waits on this write
             opened = [x for x in self._pipeline.open_leads() if x.id not in self._seen_leads]
             self._writer_leads(opened)
+        else:
+            self._swap_zones()
+
+    def _edit_cut(self, records: list[Any]) -> int:
+        """How many leading records a pending zone edit does not yet apply to: on a live
+        feed, those sent before the edit; on a replay of the past, none (the edited
+        zones judge the whole history, as a fresh replay would)."""
+        with self._lock:
+            if self._pending_zones is None:
+                return 0
+            at = self._pending_zones_at
+        if self._lag is None or abs(self._lag) >= _LIVE_LAG_S:
+            return 0
+        for i, rec in enumerate(records):
+            if rec.t >= at:
+                return i
+        return len(records)
 
     def _tick(self, now: float) -> None:
         # replays run on message time; a quiet live feed still ends episodes on wall time
@@ -345,9 +408,12 @@ class IngestWorker:
         if zones is None:
             return
         old = self._pipeline
-        self._pipeline, held = old.rebuild(ZoneIndex(zones))
-        self._writer_leads([_close_for_edit(lead) for lead in held])
+        self._pipeline, ended = old.rebuild(ZoneIndex(zones))
+        self._pipeline.register = old.register
+        self._writer_leads(ended)
         self._pipeline_base.update(old.counters)
+        self.zone_swaps += 1
+        self._dirty = True
         log.info("zone index rebuilt with %d zones", len(zones))
 
     def _drain_on_stop(self) -> None:

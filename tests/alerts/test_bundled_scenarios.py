@@ -80,9 +80,11 @@ def test_military_200_m(bundled: ZoneIndex, dist_m: float, expected: list[str]) 
 @pytest.mark.parametrize(
     ("dist_m", "ship_type", "nav_status", "expected"),
     [
-        (90.0, 36, 0, "BATH-SAIL"),  # sailing by ship type, inside the 100 m band
+        (90.0, 36, 8, "BATH-SAIL"),  # a sailing yacht under sail, inside the 100 m band
         (90.0, None, 8, "BATH-SAIL"),  # sailing by status 8, no static data
-        (150.0, 36, 0, None),  # a sailing craft may be between 100 and 200 m
+        (150.0, 36, 8, None),  # a sailing craft under sail may be between 100 and 200 m
+        (150.0, 36, 0, "BATH-MOTOR"),  # a sailing yacht under engine is a motor craft
+        (150.0, 36, 15, None),  # type 36, status undefined: sail inferred (and marked)
         (150.0, 37, 0, "BATH-MOTOR"),  # a pleasure motor craft may not
         (150.0, None, 0, "BATH-MOTOR"),  # no static data: counts as motor
         (210.0, 37, 0, None),

@@ -11,7 +11,14 @@ from tests.alerts.scenario_kit import T0, aisgen, feature, index_from, square, t
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import EvidencePoint, lead_id, thin
 from vigia.alerts.pipeline import LeadPipeline
-from vigia.alerts.rules import Approach, ApproachPolicy, VesselMoment, approach_ok, is_sailing
+from vigia.alerts.rules import (
+    Approach,
+    ApproachPolicy,
+    VesselMoment,
+    approach_ok,
+    is_sailing,
+    propulsion,
+)
 from vigia.ingest.registry import VesselRegistry
 
 
@@ -20,8 +27,19 @@ def _moment(sog: float | None, cog: float | None, *, stopped: bool = False) -> V
 
 
 def test_vessel_class() -> None:
-    assert is_sailing(36, None) and is_sailing(None, 8) and is_sailing(36, 0)
+    assert is_sailing(36, None) and is_sailing(None, 8) and is_sailing(36, 15)
     assert not is_sailing(None, None) and not is_sailing(37, 0) and not is_sailing(30, 1)
+    # a sailing yacht under engine (status 0) is a motor craft
+    assert not is_sailing(36, 0)
+
+
+def test_propulsion_says_what_it_inferred() -> None:
+    assert propulsion(36, 8) == (True, "nav_status 8 (under way sailing)", False)
+    assert propulsion(36, 0) == (False, "nav_status 0 (under way using engine)", False)
+    sail, basis, inferred = propulsion(36, None)  # class B: no status
+    assert sail and inferred and "no navigational status" in basis
+    sail, basis, inferred = propulsion(None, None)
+    assert not sail and inferred and "unknown" in basis
 
 
 def test_approach_judgement() -> None:
@@ -41,6 +59,19 @@ def test_approach_judgement() -> None:
     assert not approach_ok(_moment(2.0, 180.0), Approach(), 0.0, pol)
     # bearing wraps around north
     assert approach_ok(_moment(2.0, 350.0), Approach(), 15.0, pol)
+
+
+def test_the_approach_is_judged_on_the_distance_made_good_between_fixes() -> None:
+    pol = ApproachPolicy()
+    # stopped now, but 160 m of the band were covered in the last 60 s (5.2 kn)
+    a = Approach()
+    assert not approach_ok(_moment(0.0, None, stopped=True), a, 0.0, pol, (160.0, 60.0))
+    assert not approach_ok(_moment(0.0, None, stopped=True), a, 0.0, pol, (0.0, 60.0))
+    # the same 160 m in 120 s is 2.6 kn: the benefit of the doubt
+    assert approach_ok(_moment(0.0, None, stopped=True), Approach(), 0.0, pol, (160.0, 120.0))
+    # up to the limit plus the noise margin (4 kn over 60 s = 123 m) is fine; 20 m is noise
+    assert approach_ok(_moment(2.0, 0.0), Approach(), 0.0, pol, (120.0, 60.0))
+    assert approach_ok(_moment(0.0, None, stopped=True), Approach(), 0.0, pol, (20.0, 1.0))
 
 
 def test_thinning_keeps_first_last_closest_and_cap() -> None:

@@ -255,3 +255,63 @@ def test_a_udp_message_from_2286_neither_stays_in_2286_nor_drives_the_clock(
         assert "2286" not in json.dumps(track) and "2286" not in json.dumps(latest)
         # the stream clock never went to 2286: it is within minutes of now
         assert worker._stream_t < time.time() + 600, times
+
+
+def test_posting_an_empty_collection_does_not_split_an_open_platform_breach(
+    store_url: str, tmp_path: Path
+) -> None:
+    # the crossing cut while the boat is still inside P-66's 500 m: its lead stays open
+    synthetic = tmp_path / "inside.nmea"
+    synthetic.write_text("\n".join(crossing_lines()[:55]) + "\n")
+    settings = make_settings(store_url, tmp_path)
+    settings.ingest = IngestSettings(worker=True, files=[str(synthetic)], flush_interval_s=0.2)
+    for api in start(settings):
+        h = api.h("viewer")
+        worker = api.client.app.state.worker  # type: ignore[attr-defined]
+        assert worker.wait_idle(60)
+        before = api.client.get(f"/leads?mmsi={MMSI}", headers=h).json()["leads"]
+        assert len(before) == 1 and before[0]["ended_at"] is None
+        swaps = worker.zone_swaps
+        empty = {"type": "FeatureCollection", "features": []}
+        r = api.client.post("/collections/zones/items", json=empty, headers=api.h("admin"))
+        assert r.status_code == 201
+        _wait(lambda w=worker, n=swaps: w.zone_swaps > n)
+        time.sleep(0.6)  # a few ticks: the worker writes whatever the swap handed over
+        after = api.client.get(f"/leads?mmsi={MMSI}", headers=h).json()["leads"]
+        assert len(after) == 1
+        assert after[0]["id"] == before[0]["id"] and after[0]["ended_at"] is None
+        assert "closed_by" not in after[0]["details"]
+
+
+def test_under_a_backlog_a_lead_cites_the_zone_version_in_force_at_its_first_position(
+    api: Api,
+) -> None:
+    """A live feed 10 minutes behind: P-66 is edited (version 2) at wall time E while the
+    crossing sent before E still waits in the queue. Those positions were sent under
+    version 1, so their lead cites version 1; the edit applies from E on."""
+    from vigia.ingest.records import RawLine
+    from vigia.service.db.protocol import LeadQuery
+    from vigia.service.runtime.worker import IngestWorker
+    from vigia.zones.catalogue import parse_feature_collection
+
+    lines = crossing_lines()
+    edit_at = float(T0 + 10 * 80)  # after the crossing's pass through the 500 m
+    zones = api.repo.list_zones(None, None, 100)[0]
+    v1 = next(z for z in zones if z.id == "plat-p66")
+    worker = IngestWorker(
+        api.repo, IngestSettings(worker=True), zones, sources=[], clock=lambda: edit_at
+    )
+    edited = {**BUNDLED[0], "properties": {**BUNDLED[0]["properties"], "distance_m": 450.0}}
+    stored = api.repo.put_zones(
+        parse_feature_collection({"type": "FeatureCollection", "features": [edited]})
+    )
+    assert v1.version == 1 and stored[0].version == 2
+    worker.reload_zones(api.repo.list_zones(None, None, 100)[0])
+    # the backlog arrives in one batch, each line received 2 s after it was sent (live)
+    batch = [RawLine(x, T0 + 10 * k + 2.0, "udp") for k, x in enumerate(lines)]
+    worker._process(batch)
+    worker._writer_leads(worker._pipeline.finish())
+    worker._writer.close()
+    assert worker.zone_swaps == 1
+    leads = api.repo.list_leads(LeadQuery(mmsi=MMSI), 10)[0]
+    assert [(x.zone_id, x.zone_version) for x in leads] == [("plat-p66", 1)]

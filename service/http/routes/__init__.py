@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from vigia.service.http.routes import (
+    authorised,
     ballast,
     ballast_arrivals,
     documents,
@@ -35,6 +36,7 @@ def include_routers(app: FastAPI) -> None:
         silences,
         ogc,
         keys,
+        authorised,
         ballast,
         ballast_arrivals,
         documents,

@@ -1,0 +1,109 @@
+"""Issue 10: the authorised-vessel register through the API (roles, CSV, validity,
+applied by the running worker) and the worker's vessel registry surviving a restart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scripts import aisgen
+from tests.api.conftest import BUNDLED, Api, feature, make_settings, square, start
+from tests.api.test_worker import MMSI, T0, _wait, crossing_lines
+from vigia.service.settings import IngestSettings
+
+pytestmark = pytest.mark.postgis
+CSV = (
+    "mmsi,zone_id,operator,valid_from,valid_to,note\n"
+    f"{MMSI},plat-p66,,2024-01-01T00:00:00Z,2024-12-31T23:59:59Z,supply under contract\n"
+    "710000222,,Petrobras,,,standby vessel\n"
+)
+
+
+def _import(api: Api, body: str, role: str = "admin") -> tuple[int, dict]:  # type: ignore[type-arg]
+    r = api.client.post(
+        "/authorised-vessels/import",
+        content=body.encode(),
+        headers={**api.h(role), "Content-Type": "text/csv"},
+    )
+    return r.status_code, r.json() if r.content else {}
+
+
+def test_admins_manage_the_register_and_others_cannot(api: Api) -> None:
+    status, body = _import(api, CSV)
+    assert status == 201 and [e["mmsi"] for e in body["entries"]] == [MMSI, 710000222]
+    assert body["entries"][0]["valid_to"] == "2024-12-31T23:59:59Z"
+    listed = api.client.get("/authorised-vessels", headers=api.h("inspector")).json()
+    assert listed["entries"] == body["entries"]
+    assert api.client.get("/authorised-vessels", headers=api.h("viewer")).status_code == 403
+    assert _import(api, CSV, role="inspector")[0] == 403
+    # a bad row refuses the whole file, naming its line; nothing is added
+    status, problem = _import(api, CSV + "12,plat-p66,,,,\n")
+    assert status == 400 and "line 4" in problem["detail"]
+    both = {"entries": [{"mmsi": 710000333, "zone_id": "a", "operator": "b"}]}
+    r = api.client.post("/authorised-vessels", json=both, headers=api.h("admin"))
+    assert r.status_code == 422
+    assert len(api.client.get("/authorised-vessels", headers=api.h("admin")).json()["entries"]) == 2
+    entry_id = body["entries"][1]["id"]
+    assert (
+        api.client.delete(f"/authorised-vessels/{entry_id}", headers=api.h("admin")).status_code
+        == 204
+    )
+    assert (
+        api.client.delete(f"/authorised-vessels/{entry_id}", headers=api.h("admin")).status_code
+        == 404
+    )
+
+
+def test_the_running_worker_judges_with_the_register_from_the_store(
+    store_url: str, tmp_path: Path
+) -> None:
+    """The crossing of P-66 is a lead without an entry; with one valid at the time of
+    the crossing (loaded before the worker starts), none."""
+    synthetic = tmp_path / "crossing.nmea"
+    synthetic.write_text("\n".join(crossing_lines()) + "\n")
+    settings = make_settings(store_url, tmp_path)
+    for api in start(settings):
+        assert _import(api, CSV)[0] == 201
+    settings.ingest = IngestSettings(worker=True, files=[str(synthetic)], flush_interval_s=0.2)
+    for api in start(settings):
+        assert api.client.app.state.worker.wait_idle(60)  # type: ignore[attr-defined]
+        leads = api.client.get(f"/leads?mmsi={MMSI}", headers=api.h("viewer")).json()["leads"]
+        assert leads == []
+        counters = api.client.get("/ingest/counters", headers=api.h("viewer")).json()["counters"]
+        assert counters["pipeline_authorised_fixes"] > 0
+
+
+def test_a_restarted_worker_remembers_the_ship_types_it_stored(
+    store_url: str, tmp_path: Path
+) -> None:
+    """A tanker known from its type 5 before a restart lies in the tanker anchorage
+    after it: allowed at once, not "unknown type" until its next type 5."""
+    tanker = 710000555
+    anchorage = feature(
+        "anch-tankers", "anchorage", square(-46.30, -24.05, 0.03), allowed={"ship_types": [80]}
+    )
+    settings = make_settings(store_url, tmp_path)
+    (tmp_path / "zones" / "test.geojson").write_text(
+        json.dumps({"type": "FeatureCollection", "features": [*BUNDLED[:1], anchorage]})
+    )
+    before = tmp_path / "before.nmea"
+    before.write_text(
+        "\n".join(aisgen.static_lines(tanker, T0, name="SYNTH TANKER", ship_type=80, length_m=240))
+        + "\n"
+    )
+    fixes = aisgen.run(-46.31, -24.06, course=45, sog_kn=0.2, t0=T0 + 3600, dt_s=60, n=20)
+    after = tmp_path / "after.nmea"
+    after.write_text("\n".join(s for _, s in aisgen.lines_for(tanker, fixes)) + "\n")
+    for files in ([before], [after]):
+        settings.ingest = IngestSettings(
+            worker=True, files=[str(f) for f in files], flush_interval_s=0.2
+        )
+        for api in start(settings):
+            worker = api.client.app.state.worker  # type: ignore[attr-defined]
+            assert worker.wait_idle(60)
+            _wait(lambda a=api: a.repo.get_vessel(tanker) is not None)
+    leads = api.client.get(f"/leads?mmsi={tanker}", headers=api.h("viewer")).json()["leads"]
+    assert leads == []
+    assert worker.registry_loaded >= 1

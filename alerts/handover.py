@@ -28,7 +28,7 @@ def unchanged_zones(old: ZoneIndex, new: ZoneIndex) -> dict[int, int]:
     return out
 
 
-def _closed_by_edit(lead: Lead) -> Lead:
+def closed_by_edit(lead: Lead) -> Lead:
     end = lead.evidence[-1].t if lead.evidence else lead.closest_t
     return dataclasses.replace(
         lead, ended_at=end, details={**lead.details, "closed_by": "zone-edit"}
@@ -57,7 +57,7 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
             for (rule, z), ep in vs.episodes.items():
                 j = keep.get(z)
                 if j is None:
-                    ended.append(_closed_by_edit(old._lead(ep, closed=False)))
+                    ended.append(closed_by_edit(old._lead(ep, closed=False)))
                     continue
                 ep.zone_idx = j
                 moved[(rule, j)] = ep

@@ -35,12 +35,12 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.kv import KeyValue
 
+from vigia.alerts.handover import closed_by_edit as close_for_edit
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, StaticData, VesselInfo
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime import bus_state
 from vigia.service.runtime.bus_codec import Subjects, decode
-from vigia.service.runtime.worker import _close_for_edit as close_for_edit
 from vigia.service.settings import BusSettings
 from vigia.zones.evaluate import ZoneIndex
 

@@ -9,7 +9,6 @@ sits behind a small interface so a message bus can later go between them.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import queue
 import threading
@@ -23,10 +22,15 @@ from vigia.alerts.aton import AtonConfig
 from vigia.alerts.authorised import Authorisation, AuthorisedRegister
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
-from vigia.ingest.counters import BAD_REASONS, NOT_USED
+from vigia.ingest.counters import NOT_USED
 from vigia.ingest.records import Position, RawLine, StaticData, VesselInfo
 from vigia.ingest.urgent import is_distress_line
 from vigia.service.db.protocol import Repository
+from vigia.service.runtime.counts import (
+    WRITER_COUNTERS,
+    split_counters,
+    submit_when_room,
+)
 from vigia.service.runtime.feeds import LineSource, sources_from_settings
 from vigia.service.runtime.snapshot import IngestSnapshot
 from vigia.service.settings import IngestSettings
@@ -36,28 +40,6 @@ from vigia.zones.model import Zone
 log = logging.getLogger("vigia.worker")
 _BATCH = 2_000
 _LIVE_LAG_S = 300.0
-#: the writer's cumulative counts, under the names the counters endpoint shows
-_WRITER_COUNTERS = {
-    "written": "positions_stored",
-    "dropped": "positions_dropped",
-    "written_vessels": "vessels_stored",
-    "written_leads": "lead_writes",
-    "rejected": "records_rejected",
-    "retries": "store_retries",
-    "recovered": "spool_recovered",
-    "spool_errors": "spool_errors",
-    "spool_torn": "spool_torn",
-}
-
-
-def _close_for_edit(lead: Lead) -> Lead:
-    """An episode cut short because its zone changed: it ends at its last evidence."""
-    if lead.ended_at is not None:
-        return lead
-    end = lead.evidence[-1].t if lead.evidence else lead.closest_t
-    return dataclasses.replace(
-        lead, ended_at=end, details={**lead.details, "closed_by": "zone-edit"}
-    )
 
 
 class IngestWorker:
@@ -225,9 +207,9 @@ class IngestWorker:
     def snapshot(self) -> IngestSnapshot:
         """The numbers /metrics and /readyz show."""
         raw = self._ingestor.counters.as_dict()
-        by_result, by_reason = _split_counters(raw)
+        by_result, by_reason = split_counters(raw)
         backlog = self.backlog()
-        stats = self._writer_stats()
+        stats = self._writer.stats()
         age = None if self._last_line_wall is None else self._clock() - self._last_line_wall
         return IngestSnapshot(
             sentences_by_result=by_result,
@@ -440,41 +422,15 @@ class IngestWorker:
         self._writer.submit_leads(list(leads))
 
     def _submit_positions(self, positions: list[Position]) -> None:
-        # wait for room rather than let the writer drop what was accepted: a replay then
-        # runs at the store's pace, and a live feed backs up into the queue and its socket;
-        # only a stop that has run out of time gives up (the writer counts the drop)
-        from vigia.service.runtime.writer import position_bytes
-
-        stats = self._writer_stats()
-        bound = int(stats.get("bound", 0)) or len(positions)
-        bound_bytes = int(stats.get("bound_bytes", 0))
-        for i in range(0, len(positions), bound):
-            chunk = positions[i : i + bound]
-            size = sum(map(position_bytes, chunk)) if bound_bytes else 0
-            while self._give_up_at is None or time.monotonic() < self._give_up_at:
-                stats = self._writer_stats()
-                if int(stats.get("buffered", 0)) + len(chunk) <= bound and (
-                    not bound_bytes
-                    or int(stats.get("buffered_bytes", 0)) + size <= bound_bytes
-                    or not int(stats.get("buffered", 0))  # alone it must fit, or drop
-                ):
-                    break
-                time.sleep(0.02)
-            self._writer.submit_positions(chunk)
-
-    def _writer_stats(self) -> dict[str, Any]:
-        stats = self._writer.stats()
-        if isinstance(stats, dict):
-            return stats
-        return dict(dataclasses.asdict(stats)) if dataclasses.is_dataclass(stats) else {}
+        submit_when_room(self._writer, positions, self._give_up_at)
 
     def _run_counters(self) -> dict[str, int]:
         out = {k: int(v) for k, v in self._ingestor.counters.as_dict().items()}
         now = self._pipeline.counters
         for k in sorted(set(now) | set(self._pipeline_base)):
             out[f"pipeline_{k}"] = int(now.get(k, 0)) + self._pipeline_base[k]
-        stats = self._writer_stats()
-        for key, name in _WRITER_COUNTERS.items():
+        stats = self._writer.stats()
+        for key, name in WRITER_COUNTERS.items():
             out[name] = int(stats.get(key, 0))
         for reason, n in self._shed_counts().items():
             out[f"shed_{reason}"] = n
@@ -489,15 +445,3 @@ class IngestWorker:
         except Exception:
             # counters are best effort; the writer already buffers what matters
             log.warning("could not persist ingest counters", exc_info=True)
-
-
-def _split_counters(raw: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
-    """Lines by result and decode errors by reason, from the Ingestor's counters."""
-    by_reason = {k: int(raw.get(k, 0)) for k in BAD_REASONS}
-    by_result = {
-        "decoded": int(raw.get("decoded_lines", 0)),
-        "blank": int(raw.get("blank", 0)),
-        "not_used": sum(int(raw.get(k, 0)) for k in NOT_USED),
-        "error": sum(by_reason.values()),
-    }
-    return by_result, by_reason

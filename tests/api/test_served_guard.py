@@ -81,16 +81,29 @@ def _chunked_upload(port: int, path: str, key: str | None, total: int) -> tuple[
     return answer.split("\r\n", 1)[0], sent
 
 
+def _peak_mb(pid: int) -> tuple[float, float]:
+    """(VmRSS, VmHWM) of the server, in MB."""
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+    )
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
 def test_oversized_and_keyless_uploads_are_answered_before_they_are_sent(
     served: tuple[int, subprocess.Popen[str]],
 ) -> None:
-    port, _ = served
+    port, proc = served
+    rss0, _ = _peak_mb(proc.pid)
+    for path in ("/healthz", "/ballast/assess", "/apikeys"):
+        status, sent = _chunked_upload(port, path, None, 50_000_000)
+        assert " 401 " in status, (path, status)
+        assert sent < 4_000_000, f"sent {sent} bytes to {path} before the 401"
     status, sent = _chunked_upload(port, "/collections/zones/items", KEY, 50_000_000)
     assert " 413 " in status, status
     assert sent < 4_000_000, f"sent {sent} bytes before the 413"
-    status, sent = _chunked_upload(port, "/ballast/assess", None, 50_000_000)
-    assert " 401 " in status, status
-    assert sent < 4_000_000, f"sent {sent} bytes before the 401"
+    # four 50 MB uploads; the server never held more than a few MB of them
+    _, hwm = _peak_mb(proc.pid)
+    assert hwm - rss0 < 30, f"peak {hwm:.0f} MB from {rss0:.0f} MB at rest"
 
 
 def test_an_aborted_upload_logs_no_traceback(served: tuple[int, subprocess.Popen[str]]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -93,9 +94,13 @@ def test_non_finite_numbers_and_huge_strings_make_no_server_error(
         if isinstance(case.body, dict | list):
             content = json.dumps(_hostile(case.body, mode, in_json=True), allow_nan=True)
             headers["Content-Type"] = case.media_type or "application/json"
-        response = started.client.request(
-            case.method, path, params=query, content=content, headers=headers
-        )
+        try:
+            response = started.client.request(
+                case.method, path, params=query, content=content, headers=headers
+            )
+        except httpx.InvalidURL:
+            continue  # longer than any client library sends (httpx: 64 kB); nothing to test
+
         assert response.status_code < 500, (mode, case.method, path, response.text[:500])
         if response.status_code >= 400:
             assert response.headers["content-type"].startswith("application/problem+json")

@@ -31,6 +31,12 @@ class RequestInvalidError(VigiaError):
     code = "invalid-request"
 
 
+class ConflictError(RequestInvalidError):
+    """A request the current state refuses (revoking the last admin key)."""
+
+    code = "conflict"
+
+
 class PayloadTooLargeError(VigiaError):
     """An upload over the configured size limits (bytes, features, vertices)."""
 
@@ -51,6 +57,7 @@ HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
     (ProcedureConflictError, 409),
     (ProcedureDataError, 422),
     (PayloadTooLargeError, 413),
+    (ConflictError, 409),
     (ZoneError, 422),
     (RequestInvalidError, 422),
     (InputFormatError, 400),

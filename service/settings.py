@@ -50,6 +50,31 @@ class ApiSettings(BaseSettings):
     max_upload_vertices: int = Field(default=200_000, gt=0)
     default_page_limit: int = Field(default=100, gt=0)
     max_page_limit: int = Field(default=1_000, gt=0)
+    # a vessel's track is paged: one page holds at most this many positions
+    track_default_limit: int = Field(default=10_000, gt=0)
+    track_max_limit: int = Field(default=50_000, gt=0)
+    # production mode turns off what only a developer needs (the API docs, by default)
+    production: bool = False
+    # serve /docs, /redoc and /openapi.json; unset: on, except in production mode
+    docs: bool | None = None
+    # the address clients reach the API at (e.g. https://vigia.example/api); absolute
+    # links are built from it, never from the request's Host header
+    public_url: str | None = None
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("public_url must be an absolute http(s) URL")
+        return value.rstrip("/")
+
+    @property
+    def docs_enabled(self) -> bool:
+        """Whether the API description and its pages are served."""
+        return (not self.production) if self.docs is None else self.docs
+
     # how often (s) CPython lets another thread run; shorter keeps API latency low while
     # the worker decodes in the same process (Python's default is 0.005)
     switch_interval_s: float = Field(default=0.005, gt=0, le=1)
@@ -134,12 +159,25 @@ def spool_path(ingest: IngestSettings, database: DatabaseSettings) -> Path | Non
     return base.resolve() / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+MIN_BOOTSTRAP_KEY = 24
+
+
 class AuthSettings(BaseSettings):
     """Keys: an optional admin key handed in by the deployment (stored hashed at start)."""
 
     model_config = SettingsConfigDict(env_prefix="VIGIA_AUTH_", extra="ignore")
 
     bootstrap_admin_key: SecretStr | None = None
+
+    @field_validator("bootstrap_admin_key")
+    @classmethod
+    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        # an admin key is the whole API; `vigia apikey create` makes 43-character ones
+        if value is not None and len(value.get_secret_value()) < MIN_BOOTSTRAP_KEY:
+            raise ValueError(
+                f"VIGIA_AUTH_BOOTSTRAP_ADMIN_KEY must be at least {MIN_BOOTSTRAP_KEY} characters"
+            )
+        return value
 
 
 class ZoneSettings(BaseSettings):
@@ -231,3 +269,5 @@ class BallastSettings(BaseSettings):
     match_time_s: float = 1800.0
     voyage_days: float = 10.0  # stored track fetched around the exchanges
     max_points: int = 10_000
+    # a screening or audit reads the whole stored track of its window: more is a 422
+    max_track_points: int = Field(default=100_000, gt=0)

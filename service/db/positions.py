@@ -191,8 +191,11 @@ def latest_sql(pg: bool, bbox: bool) -> Any:
     )
 
 
-def track_sql() -> Any:
-    """One vessel's positions between two times, oldest first."""
+def track_sql(paged: bool = False) -> Any:
+    """One vessel's positions between two times, oldest first (a page of them: ``:limit``
+    rows from ``:offset``)."""
+    page = " LIMIT :limit OFFSET :offset" if paged else ""
     return text(
-        f"SELECT {_COLS} FROM positions WHERE mmsi = :mmsi AND t >= :start AND t <= :end ORDER BY t"
+        f"SELECT {_COLS} FROM positions WHERE mmsi = :mmsi AND t >= :start AND t <= :end "
+        f"ORDER BY t{page}"
     )

@@ -73,8 +73,17 @@ class Repository(Protocol):
     def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
         """Each vessel's latest position, optionally inside a bbox."""
 
-    def track(self, mmsi: int, start: float | None, end: float | None) -> list[Position]:
-        """One vessel's positions between two Unix times, oldest first."""
+    def track(
+        self,
+        mmsi: int,
+        start: float | None,
+        end: float | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Position]:
+        """One vessel's positions between two Unix times, oldest first; at most ``limit``
+        of them (all when None), skipping the first ``offset``."""
 
     def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
         """MMSIs with a stored position inside ``bbox`` between two Unix times, ascending."""

@@ -31,7 +31,7 @@ from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import ApiKey, BallastAudit, IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import ApiKeyRecord, BBox, LeadQuery
-from vigia.service.errors import StoreUnavailableError
+from vigia.service.errors import ConflictError, StoreUnavailableError
 from vigia.zones.model import Zone
 
 #: audits are kept at least this long (NORMAM-20 record keeping); 5 x 365.25 days
@@ -193,15 +193,29 @@ class SqlRepository(LiveStore, LayerStore):
             rows = conn.execute(pos.latest_sql(self._pg, bbox is not None), params).all()
         return [row_position(r._mapping) for r in rows]
 
-    def track(self, mmsi: int, start: float | None, end: float | None) -> list[Position]:
-        """One vessel's positions between two Unix times (inclusive), oldest first."""
-        params = {
+    def track(
+        self,
+        mmsi: int,
+        start: float | None,
+        end: float | None,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Position]:
+        """One vessel's positions between two Unix times (inclusive), oldest first; at
+        most ``limit`` (all when None) after skipping ``offset``."""
+        params: dict[str, Any] = {
             "mmsi": mmsi,
             "start": -1e18 if start is None else start,
             "end": 1e18 if end is None else end,
+            "limit": limit,
+            "offset": offset,
         }
+        paged = limit is not None or offset > 0
+        if paged and limit is None:
+            params["limit"] = 2**62
         with self._tx() as conn:
-            rows = conn.execute(pos.track_sql(), params).all()
+            rows = conn.execute(pos.track_sql(paged), params).all()
         return [row_position(r._mapping) for r in rows]
 
     def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
@@ -377,10 +391,34 @@ class SqlRepository(LiveStore, LayerStore):
         return self._keys()
 
     def revoke_api_key(self, key_id: int) -> bool:
-        """Revoke a key; False if there is no such key."""
+        """Revoke a key; False if there is no such key. Revoking the last active admin key
+        is a ConflictError: two admins revoking each other at once leave one, not none."""
+        active_admins = select(ApiKey.id).where(ApiKey.role == "admin", ApiKey.revoked.is_(False))
         with self._tx() as conn:
-            res = conn.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked=True))
-            return bool(res.rowcount)
+            if self._pg:
+                # lock every active admin row, in id order: a concurrent revocation waits
+                # here and then sees this one's result
+                conn.execute(active_admins.order_by(ApiKey.id).with_for_update()).all()
+            else:
+                # SQLite: take the write lock first (busy_timeout waits for another writer)
+                conn.execute(
+                    update(ApiKey).where(ApiKey.id == key_id).values(revoked=ApiKey.revoked)
+                )
+            target = conn.execute(
+                select(ApiKey.role, ApiKey.revoked).where(ApiKey.id == key_id)
+            ).first()
+            if target is None:
+                return False
+            if target.role == "admin" and not target.revoked:
+                others = conn.execute(
+                    select(func.count()).select_from(
+                        active_admins.where(ApiKey.id != key_id).subquery()
+                    )
+                ).scalar()
+                if not others:
+                    raise ConflictError("that key is the last admin key; create another first")
+            conn.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked=True))
+            return True
 
     # authorised-vessel register and the worker's registry at start
     def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:

@@ -18,7 +18,8 @@ from fastapi import FastAPI
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import Repository
 from vigia.service.http.dashboard import install_dashboard
-from vigia.service.http.deps import hash_key
+from vigia.service.http.deps import KeyCache, hash_key
+from vigia.service.http.guard import RequestGuard
 from vigia.service.http.metrics import ServiceMetrics
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.routes import include_routers
@@ -180,17 +181,24 @@ def create_app(
             app.state.worker = None
             runtime.close()
 
+    docs = settings.api.docs_enabled
     app = FastAPI(
         title="Vigia",
         version="0.1.0",
         summary="AIS watch over NORMAM-07 closed areas and NORMAM-20 ballast rules",
         description=DESCRIPTION,
         lifespan=lifespan,
+        # the API description is a map for attackers too: a setting, off in production
+        openapi_url="/openapi.json" if docs else None,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
     )
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.worker = None
+    app.state.key_cache = KeyCache()
     install_problem_handlers(app)
+    app.add_middleware(RequestGuard)
     include_routers(app)
     install_dashboard(app)
     build_openapi = app.openapi

@@ -7,12 +7,15 @@ never reach for globals.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 from fastapi import Header, Request
 
 from vigia.service.db.protocol import ApiKeyRecord, Repository
-from vigia.service.errors import AuthenticationError, PermissionDeniedError
+from vigia.service.errors import AuthenticationError, PermissionDeniedError, StoreUnavailableError
 
 ROLES: dict[str, int] = {"viewer": 1, "inspector": 2, "admin": 3}
 
@@ -26,6 +29,56 @@ def get_repository(request: Request) -> Repository:
     """The app's repository."""
     repo: Repository = request.app.state.repository
     return repo
+
+
+class KeyCache:
+    """The last record seen for each recently used key, consulted only while the store
+    is down, so that ``/metrics`` and ``/healthz``-like routes still admit their callers
+    when operators need them most. Bounded; a revocation drops the key at once."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._records: OrderedDict[str, ApiKeyRecord] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, digest: str, record: ApiKeyRecord | None) -> None:
+        """Keep what the store just said about a key (forget it if unknown or revoked)."""
+        with self._lock:
+            if record is None or record.revoked:
+                self._records.pop(digest, None)
+                return
+            self._records[digest] = record
+            self._records.move_to_end(digest)
+            while len(self._records) > self._size:
+                self._records.popitem(last=False)
+
+    def recall(self, digest: str) -> ApiKeyRecord | None:
+        """The last record seen for a key, if any."""
+        with self._lock:
+            return self._records.get(digest)
+
+    def forget_id(self, key_id: int) -> None:
+        """Drop a key (by id) after it is revoked."""
+        with self._lock:
+            for digest in [d for d, r in self._records.items() if r.id == key_id]:
+                del self._records[digest]
+
+
+def find_key(state: Any, key: str) -> ApiKeyRecord | None:
+    """The active record of an API key, or None; while the store is down, the record last
+    seen for it (a StoreUnavailableError if it was never seen)."""
+    digest = hash_key(key)
+    cache: KeyCache | None = getattr(state, "key_cache", None)
+    try:
+        record = state.repository.find_api_key(digest)
+    except StoreUnavailableError:
+        remembered = None if cache is None else cache.recall(digest)
+        if remembered is None:
+            raise
+        return remembered
+    if cache is not None:
+        cache.remember(digest, record)
+    return None if record is None or record.revoked else record
 
 
 def require_role(role: str) -> Callable[..., ApiKeyRecord]:
@@ -44,8 +97,8 @@ def require_role(role: str) -> Callable[..., ApiKeyRecord]:
                 x_api_key = token.strip()
         if not x_api_key:
             raise AuthenticationError("missing X-API-Key header (or Authorization: Bearer)")
-        record = get_repository(request).find_api_key(hash_key(x_api_key))
-        if record is None or record.revoked:
+        record = find_key(request.app.state, x_api_key)
+        if record is None:
             raise AuthenticationError("unknown or revoked API key")
         if ROLES.get(record.role, 0) < needed:
             raise PermissionDeniedError(

@@ -6,9 +6,12 @@ validation, unknown routes and wrong methods get the same shape.
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import MutableMapping
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from vigia.alerts.procedure import ProcedureConflictError
 from vigia.ingest.errors import VigiaError
-from vigia.service.errors import status_for
+from vigia.service.errors import StoreUnavailableError, status_for
 from vigia.zones.model import ZoneError
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -42,6 +45,16 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 }
 
 
+class ProblemResponse(JSONResponse):
+    """problem+json, ASCII-escaped: a detail that echoes hostile input (a lone surrogate)
+    still renders."""
+
+    media_type = PROBLEM_MEDIA_TYPE
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":"), default=str).encode()
+
+
 def problem(
     status: int, code: str, detail: str, instance: str | None = None, **extra: Any
 ) -> JSONResponse:
@@ -56,7 +69,7 @@ def problem(
         body["instance"] = instance
     body.update(extra)
     headers = {"WWW-Authenticate": "X-API-Key"} if status == 401 else None
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+    return ProblemResponse(body, status_code=status, headers=headers)
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -94,6 +107,14 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+def safe_path(where: Request | MutableMapping[str, Any]) -> str:
+    """A request path fit for a log line: percent-encoded (no terminal escapes or line
+    breaks from the wire reach the log) and cut to 300 characters."""
+    path = where.url.path if isinstance(where, Request) else str(where.get("path", ""))
+    text = quote(path, safe="/:@!$&'()*+,;=-._~")
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
 def _zone_extra(exc: VigiaError) -> dict[str, Any]:
     if isinstance(exc, ZoneError):
         return {"feature": exc.feature, "reason": exc.reason}
@@ -110,12 +131,17 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
     status = status_for(exc)
     if status == 422 and _ogc_read(request):
         return problem(400, "invalid-query", str(exc), request.url.path)
+    detail = str(exc)
     if status >= 500:
-        log.error("%s on %s: %s", type(exc).__name__, request.url.path, exc)
+        log.error("%s on %s: %s", type(exc).__name__, safe_path(request), exc)
+        if isinstance(exc, StoreUnavailableError) and exc.__cause__ is not None:
+            # the driver's text names the database host, port and driver: log it, never
+            # hand it to a client
+            detail = "the database does not answer; try again shortly"
     extra = _zone_extra(exc)
     if isinstance(exc, ProcedureConflictError):
         extra["allowed"] = list(exc.allowed)  # the moves a dashboard may offer instead
-    return problem(status, exc.code, str(exc), request.url.path, **extra)
+    return problem(status, exc.code, detail, request.url.path, **extra)
 
 
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -149,7 +175,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-    log.exception("unexpected error on %s", request.url.path, exc_info=exc)
+    log.exception("unexpected error on %s", safe_path(request), exc_info=exc)
     return problem(500, "internal", "an unexpected error occurred", request.url.path)
 
 
@@ -188,31 +214,8 @@ def document_problems(doc: dict[str, Any], open_paths: frozenset[str]) -> None:
             schemas.pop(name, None)
 
 
-_NUL_BODY = (b"\x00", b"\\u0000")
-_WRITES = frozenset({"POST", "PUT", "PATCH"})
-
-
-async def refuse_nul(request: Request, call_next: Any) -> Any:
-    """Refuse NUL characters anywhere in a request: no store keeps them in text, and a
-    key, zone or filter that holds one is never what a user meant."""
-    detail = None
-    if "\x00" in request.url.path or "%00" in str(request.url.query):
-        detail = "NUL characters are not allowed in the path or query"
-    elif request.method in _WRITES:
-        declared = request.headers.get("content-length", "")
-        limit: int = request.app.state.settings.api.max_upload_bytes
-        if not declared.isdigit() or int(declared) <= limit:
-            body = await request.body()
-            if any(token in body for token in _NUL_BODY):
-                detail = "NUL characters are not allowed in the body"
-    if detail is not None:
-        return problem(422, "invalid-request", detail, request.url.path)
-    return await call_next(request)
-
-
 def install_problem_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every error into problem+json."""
-    app.middleware("http")(refuse_nul)
     app.add_exception_handler(VigiaError, _vigia_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from vigia.alerts.ballast_audit import AuditConfig, AuditResult, audit
 from vigia.alerts.ballast_declaration import (
@@ -20,23 +20,40 @@ from vigia.alerts.ballast_declaration import (
 from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import LAT_MAX, LAT_MIN, LON_MAX, LON_MIN
 from vigia.service.db.protocol import Repository
+from vigia.service.errors import RequestInvalidError
 from vigia.service.settings import BallastSettings
 from vigia.zones.ballast import BallastAssessor
 
 DAY = 86_400.0
 
 
-class LatLon(BaseModel):
-    """A WGS84 position."""
+#: declared times outside [1970, 2100) are no voyage's and break date arithmetic
+EARLIEST_T, LATEST_T = 0.0, 4_102_444_800.0
 
-    lat: float = Field(ge=LAT_MIN, le=LAT_MAX)
-    lon: float = Field(ge=LON_MIN, le=LON_MAX)
+
+def _in_range(dt: datetime) -> datetime:
+    if not EARLIEST_T <= dt.timestamp() < LATEST_T:
+        raise ValueError("times must lie between 1970 and 2100")
+    return dt
+
+
+#: an aware instant between 1970 and 2100 (years 1 and 9999 broke the audit with a 500)
+Instant = Annotated[AwareDatetime, AfterValidator(_in_range)]
+#: a number sent as a JSON number: ``true`` or ``"12"`` are refused, not coerced
+Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
+class LatLon(BaseModel):
+    """A WGS84 position, given as JSON numbers (booleans and strings are refused)."""
+
+    lat: float = Field(ge=LAT_MIN, le=LAT_MAX, strict=True)
+    lon: float = Field(ge=LON_MIN, le=LON_MAX, strict=True)
 
 
 class TimedPoint(LatLon):
     """A declared time and position."""
 
-    time: AwareDatetime
+    time: Instant
 
 
 class ExchangeIn(BaseModel):
@@ -57,10 +74,10 @@ class ExchangeIn(BaseModel):
 class TrackPoint(LatLon):
     """An AIS fix of the audited ship."""
 
-    t: AwareDatetime
-    sog: float | None = None
-    cog: float | None = None
-    nav_status: int | None = None
+    t: Instant
+    sog: Number | None = None
+    cog: Number | None = None
+    nav_status: int | None = Field(default=None, ge=0, le=15, strict=True)
 
 
 EXAMPLE_AUDIT: dict[str, Any] = {
@@ -90,7 +107,7 @@ class AuditRequest(BaseModel):
     only_ajb: bool = False
     ait: bool = False
     certificate_number: str | None = None
-    certificate_valid_until: AwareDatetime | None = None
+    certificate_valid_until: Instant | None = None
     installed_platform: bool = False
     declared_exceptions: list[str] = Field(default_factory=list)
 
@@ -178,7 +195,12 @@ def run_audit(
     else:
         lo = min(e.start.t for e in decl.exchanges) - settings.voyage_days * DAY
         hi = max(e.end.t for e in decl.exchanges) + settings.voyage_days * DAY
-        track = repo.track(req.mmsi, lo, hi)
+        track = repo.track(req.mmsi, lo, hi, limit=settings.max_track_points + 1)
+        if len(track) > settings.max_track_points:
+            raise RequestInvalidError(
+                f"more than {settings.max_track_points} stored positions around those "
+                "exchanges; send the track with the declaration"
+            )
     result = audit_request(req, track, repo.get_vessel(req.mmsi), assessor, settings, now)
     result.document["track_source"] = "request" if req.track is not None else "stored AIS"
     if result.leads:

@@ -157,11 +157,17 @@ def get_screening(
     """Windows of a)- and b)-water in the stored track up to ``end``, and for each arrival
     at a port or anchorage zone from beyond 200 nm, the same figures for the leg before it."""
     assessor, settings = ballast
-    hi = parse_time(end, "end") or time.time()
-    lo = parse_time(start, "start") or hi - settings.voyage_days * DAY
+    t_end, t_start = parse_time(end, "end"), parse_time(start, "start")
+    # `is None`, not `or`: start=0 (1970) is a time, not a missing one
+    hi = time.time() if t_end is None else t_end
+    lo = hi - settings.voyage_days * DAY if t_start is None else t_start
     if lo > hi:
         raise RequestInvalidError("start is after end")
-    track = repo.track(mmsi, lo, hi)
+    track = repo.track(mmsi, lo, hi, limit=settings.max_track_points + 1)
+    if len(track) > settings.max_track_points:
+        raise RequestInvalidError(
+            f"more than {settings.max_track_points} stored positions in that window; narrow it"
+        )
     if not track:
         raise NotFoundError(f"no stored AIS positions of {mmsi} in that interval")
     zones, _ = repo.list_zones(None, hi, None)

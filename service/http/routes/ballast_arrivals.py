@@ -24,6 +24,8 @@ router = APIRouter(tags=["ballast"])
 MAX_WINDOW_DAYS = 31.0
 #: vessels seen in one port zone's bbox in the window; more means the window is too wide
 MAX_CANDIDATES = 2_000
+#: positions read per candidate (its lookback and window); more is a 422, not a big read
+MAX_TRACK_POINTS = 100_000
 
 _WINDOW = {"start": "2024-05-01T00:00:00Z", "end": "2024-05-02T04:50:00Z", "hours": 28.83}
 EXAMPLE_ARRIVALS: dict[str, Any] = {
@@ -114,7 +116,12 @@ def find_arrivals(
         candidates.update(found)
     out = []
     for mmsi in sorted(candidates):
-        track = repo.track(mmsi, start - lookback_s, end)
+        track = repo.track(mmsi, start - lookback_s, end, limit=MAX_TRACK_POINTS + 1)
+        if len(track) > MAX_TRACK_POINTS:
+            raise RequestInvalidError(
+                f"MMSI {mmsi} has more than {MAX_TRACK_POINTS} positions in the lookback; "
+                "shorten lookback_days"
+            )
         for t, doc in screen_arrivals_between(mmsi, track, ports, assessor, start, end):
             out.append((t, mmsi, doc))
     out.sort(key=lambda a: (-a[0], a[1]))

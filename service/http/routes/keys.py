@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path
+from fastapi import APIRouter, Body, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
@@ -104,10 +104,11 @@ def create_key(
     summary="Revoke an API key (admin)",
     status_code=204,
     response_class=Response,
-    responses={204: {"description": "revoked"}, **problem_responses(401, 403, 404)},
+    responses={204: {"description": "revoked"}, **problem_responses(401, 403, 404, 409)},
 )
 def revoke_key(
     key_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     caller: Annotated[ApiKeyRecord, Depends(require_role("admin"))],
 ) -> Response:
@@ -116,4 +117,5 @@ def revoke_key(
         raise RequestInvalidError("an admin cannot revoke the key it is using")
     if not repo.revoke_api_key(key_id):
         raise NotFoundError(f"no key with id {key_id}")
+    request.app.state.key_cache.forget_id(key_id)
     return Response(status_code=204)

@@ -33,6 +33,7 @@ from vigia.service.http.routes.params import (
     page_links,
     parse_bbox,
     parse_interval,
+    public_base,
 )
 from vigia.service.settings import Settings
 
@@ -59,7 +60,8 @@ _GET_HEAD = ["GET", "HEAD"]
 
 
 def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    # the configured public URL, never the Host header (issue 15 item 9)
+    return public_base(request)
 
 
 def only_params(*allowed: str) -> Any:

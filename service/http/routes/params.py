@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import Query, Request
 from fastapi.responses import JSONResponse
@@ -19,16 +20,57 @@ BBOX_DESCRIPTION = (
     "min lon, min lat, max lon, max lat in WGS84 degrees, comma-separated "
     "(OGC API - Features); e.g. -43.3,-23.1,-43.0,-22.8"
 )
-TIME_DESCRIPTION = "ISO 8601 instant (UTC if no offset) or Unix seconds"
+TIME_DESCRIPTION = "ISO 8601 instant (UTC if no offset) or Unix seconds, 1970 to 2100"
 # the one bound on paging offsets: far past any real collection, small enough for SQL
 MAX_OFFSET = 10_000_000
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
+#: times outside [1970, 2100) are no AIS report's and break date arithmetic near year 1
+EARLIEST_T = 0.0
+LATEST_T = 4_102_444_800.0
+
+
+def _finite(obj: Any) -> Any:
+    """``obj`` with every non-finite float as None (JSON has no NaN)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 class GeoJSONResponse(JSONResponse):
-    """A JSON response served as ``application/geo+json``."""
+    """A JSON response served as ``application/geo+json``; a NaN kept in an old row is
+    sent as null rather than failing the whole page."""
 
     media_type = GEOJSON_MEDIA_TYPE
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return super().render(_finite(content))
+
+
+def public_base(request: Request) -> str:
+    """The API's address without a trailing slash: the configured public URL, else (for
+    development) the address the request came to."""
+    configured: str | None = request.app.state.settings.api.public_url
+    return configured if configured else str(request.base_url).rstrip("/")
+
+
+def public_href(request: Request, path: str, query: str = "") -> str:
+    """An absolute link to ``path`` (already percent-encoded) on the public address."""
+    return public_base(request) + path + (f"?{query}" if query else "")
+
+
+def _public_url(request: Request, **params: Any) -> str:
+    """This request's own link on the public address, with ``params`` set in its query."""
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if isinstance(raw, bytes) else quote(request.url.path)
+    query = request.url.include_query_params(**params).query if params else request.url.query
+    return public_href(request, path, query)
 
 
 def get_settings(request: Request) -> Settings:
@@ -71,9 +113,9 @@ def parse_time(text: str | None, name: str) -> float | None:
     except ValueError:
         value = math.nan
     else:
-        if not math.isfinite(value) or abs(value) > 1e11:
+        if not math.isfinite(value):
             raise RequestInvalidError(f"{name} {text!r} is not a usable Unix time")
-        return value
+        return check_time_range(value, name, text)
     try:
         dt = datetime.fromisoformat(text.strip().replace("z", "Z"))
     except ValueError:
@@ -81,9 +123,17 @@ def parse_time(text: str | None, name: str) -> float | None:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     try:
-        return dt.timestamp()
+        value = dt.timestamp()
     except (OverflowError, OSError, ValueError):
         raise RequestInvalidError(f"{name} {text!r} is out of range") from None
+    return check_time_range(value, name, text)
+
+
+def check_time_range(value: float, name: str, text: object) -> float:
+    """``value`` (Unix seconds) if it lies in 1970..2100, else a RequestInvalidError."""
+    if not EARLIEST_T <= value < LATEST_T:
+        raise RequestInvalidError(f"{name} {text!s:.60} is outside 1970..2100")
+    return value
 
 
 def parse_interval(text: str | None) -> tuple[float | None, float | None] | None:
@@ -118,13 +168,13 @@ def page_links(
     request: Request, offset: int, limit: int, returned: int, total: int | None
 ) -> list[dict[str, Any]]:
     """``self``, and ``next``/``prev`` links when there are such pages."""
-    links: list[dict[str, Any]] = [{"rel": "self", "href": str(request.url)}]
+    links: list[dict[str, Any]] = [{"rel": "self", "href": _public_url(request)}]
     more = offset + returned < total if total is not None else returned >= limit
     if more and returned > 0:
-        href = str(request.url.include_query_params(offset=offset + returned, limit=limit))
+        href = _public_url(request, offset=offset + returned, limit=limit)
         links.append({"rel": "next", "href": href})
     if offset > 0:
-        href = str(request.url.include_query_params(offset=max(0, offset - limit), limit=limit))
+        href = _public_url(request, offset=max(0, offset - limit), limit=limit)
         links.append({"rel": "prev", "href": href})
     return links
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from vigia.ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc, record_json
 from vigia.service.db.protocol import Repository
-from vigia.service.errors import NotFoundError
+from vigia.service.errors import NotFoundError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.params import (
@@ -21,6 +21,7 @@ from vigia.service.http.routes.params import (
     clamp_limit,
     feature_page,
     get_settings,
+    page_links,
     parse_bbox,
     parse_time,
 )
@@ -142,14 +143,32 @@ def vessel(mmsi: Mmsi, repo: Annotated[Repository, Depends(get_repository)]) -> 
 )
 def track(
     mmsi: Mmsi,
+    request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
+    settings: Annotated[Settings, Depends(get_settings)],
     start: Annotated[str | None, Query(description=TIME_DESCRIPTION)] = None,
     end: Annotated[str | None, Query(description=TIME_DESCRIPTION)] = None,
+    limit: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=1_000_000,
+            description="positions per page (default and maximum set "
+            "by VIGIA_API_TRACK_DEFAULT_LIMIT / _MAX_LIMIT); a `next` link follows",
+        ),
+    ] = None,
+    offset: Annotated[int, Query(ge=0, le=100_000_000)] = 0,
 ) -> GeoJSONResponse:
-    """Positions between two times: a LineString feature, then one Point per position."""
+    """Positions between two times, oldest first and a page at a time: a LineString
+    feature, then one Point per position; ``links`` holds ``next`` while more remain."""
     t0, t1 = parse_time(start, "start"), parse_time(end, "end")
     check_order(t0, t1)
-    points = [p for p in repo.track(mmsi, t0, t1) if p.lon is not None and p.lat is not None]
+    api = settings.api
+    size = api.track_default_limit if limit is None else limit
+    if size > api.track_max_limit:
+        raise RequestInvalidError(f"limit is at most {api.track_max_limit} positions a page")
+    rows = repo.track(mmsi, t0, t1, limit=size, offset=offset)
+    points = [p for p in rows if p.lon is not None and p.lat is not None]
     features: list[dict[str, Any]] = []
     if len(points) >= 2:
         features.append(
@@ -166,7 +185,13 @@ def track(
             }
         )
     features.extend(point_feature(p, with_id=False) for p in points)
-    return GeoJSONResponse({"type": "FeatureCollection", "features": features})
+    body = {
+        "type": "FeatureCollection",
+        "features": features,
+        "numberReturned": len(points),
+        "links": page_links(request, offset, size, len(rows), None),
+    }
+    return GeoJSONResponse(body)
 
 
 @router.get(

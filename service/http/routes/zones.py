@@ -6,13 +6,20 @@ refuses the whole upload with a 422 naming it, and the store is left as it was.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import NotFoundError, PayloadTooLargeError, RequestInvalidError
+from vigia.service.http.bodies import (
+    check_zone_id,
+    check_zone_ids,
+    decode_upload,
+    geometry_vertices,
+)
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
 from vigia.service.http.routes.ogc import only_params
@@ -26,6 +33,7 @@ from vigia.service.http.routes.params import (
     get_settings,
     parse_bbox,
     parse_interval,
+    public_href,
 )
 from vigia.service.settings import Settings
 from vigia.zones.catalogue import parse_feature_collection, zone_to_feature
@@ -156,45 +164,9 @@ def get_zone_item(
     return GeoJSONResponse(feature)
 
 
-async def _read_upload(request: Request, settings: Settings) -> dict[str, Any]:
-    """The request body as a GeoJSON object, refusing oversized uploads before parsing."""
-    limit = settings.api.max_upload_bytes
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLargeError(f"the upload is {declared} bytes; the limit is {limit}")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLargeError(f"the upload is over {limit} bytes, the limit")
-        chunks.append(chunk)
-    try:
-        obj = json.loads(b"".join(chunks))
-    except (ValueError, RecursionError):
-        raise RequestInvalidError("the body is not valid JSON") from None
-    if not isinstance(obj, dict):
-        raise RequestInvalidError("the body must be a GeoJSON Feature or FeatureCollection")
-    return obj
-
-
-def _count_vertices(coords: Any) -> int:
-    stack, n = [coords], 0
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list) and item and all(isinstance(c, int | float) for c in item):
-            n += 1
-        elif isinstance(item, list):
-            stack.extend(item)
-    return n
-
-
-def _geometry_vertices(geometry: Any) -> int:
-    if not isinstance(geometry, dict):
-        return 0
-    if geometry.get("type") == "GeometryCollection":
-        return sum(_geometry_vertices(g) for g in geometry.get("geometries") or [])
-    return _count_vertices(geometry.get("coordinates"))
+async def _read_upload(request: Request) -> dict[str, Any]:
+    """The request body (already capped in bytes by the guard) as a checked JSON object."""
+    return decode_upload(await request.body())
 
 
 def _as_collection(obj: dict[str, Any], settings: Settings) -> dict[str, Any]:
@@ -211,7 +183,8 @@ def _as_collection(obj: dict[str, Any], settings: Settings) -> dict[str, Any]:
         raise PayloadTooLargeError(
             f"the upload has {len(features)} features; the limit is {api.max_upload_features}"
         )
-    vertices = sum(_geometry_vertices(f.get("geometry")) for f in features if isinstance(f, dict))
+    check_zone_ids(features)
+    vertices = sum(geometry_vertices(f.get("geometry")) for f in features if isinstance(f, dict))
     if vertices > api.max_upload_vertices:
         raise PayloadTooLargeError(
             f"the upload has {vertices} vertices; the limit is {api.max_upload_vertices}"
@@ -243,10 +216,9 @@ async def create_zone_items(
     settings: Annotated[Settings, Depends(get_settings)],
 ) -> GeoJSONResponse:
     """Add a Feature or a FeatureCollection of zones; an existing id gets a new version."""
-    collection = _as_collection(await _read_upload(request, settings), settings)
-    zones = parse_feature_collection(collection, file=None)
-    stored = repo.put_zones(zones)
-    _zones_changed(request)
+    obj = await _read_upload(request)
+    # validation, the store and the worker's index rebuild block: keep them off the loop
+    stored = await run_in_threadpool(_create, request, repo, settings, obj)
     body = {
         "type": "FeatureCollection",
         "features": [feature_of(z) for z in stored],
@@ -254,8 +226,19 @@ async def create_zone_items(
     }
     headers = {}
     if len(stored) == 1:
-        headers["Location"] = str(request.url_for("get_zone_item", zone_id=stored[0].id))
+        headers["Location"] = public_href(
+            request, f"/collections/zones/items/{quote(stored[0].id, safe='')}"
+        )
     return GeoJSONResponse(body, status_code=201, headers=headers)
+
+
+def _create(
+    request: Request, repo: Repository, settings: Settings, obj: dict[str, Any]
+) -> list[Zone]:
+    zones = parse_feature_collection(_as_collection(obj, settings), file=None)
+    stored = repo.put_zones(zones)
+    _zones_changed(request)
+    return stored
 
 
 @router.put(
@@ -280,7 +263,15 @@ async def replace_zone_item(
     settings: Annotated[Settings, Depends(get_settings)],
 ) -> GeoJSONResponse:
     """Replace one zone with a Feature; the zone gets a new version."""
-    obj = await _read_upload(request, settings)
+    check_zone_id(zone_id)
+    obj = await _read_upload(request)
+    stored = await run_in_threadpool(_replace, request, repo, settings, zone_id, obj)
+    return GeoJSONResponse(feature_of(stored))
+
+
+def _replace(
+    request: Request, repo: Repository, settings: Settings, zone_id: str, obj: dict[str, Any]
+) -> Zone:
     if obj.get("type") != "Feature":
         raise RequestInvalidError("PUT takes one GeoJSON Feature")
     props = obj.get("properties")
@@ -297,7 +288,7 @@ async def replace_zone_item(
         raise NotFoundError(f"no zone with id {zone_id!r}")
     stored = repo.put_zones(zones)
     _zones_changed(request)
-    return GeoJSONResponse(feature_of(stored[0]))
+    return stored[0]
 
 
 @router.delete(

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
-from vigia.ingest.records import AidToNavigation, Position, VesselInfo, iso_utc
+from vigia.ingest.records import AidToNavigation, Position, iso_utc
+from vigia.ingest.registry import VesselRegistry
 
 RULE = "ATON-DAMAGE"
 _R = 6_371_008.8  # mean Earth radius (m)
@@ -64,10 +65,12 @@ class AtonWatch:
     def __init__(
         self,
         config: AtonConfig | None = None,
-        vessel: Callable[[int], VesselInfo | None] | None = None,
+        registry: VesselRegistry | None = None,
     ) -> None:
         self.config = config or AtonConfig()
-        self._vessel = vessel or (lambda _m: None)
+        # the registry itself, not its bound ``get``: the bus pickles this state and its
+        # loader admits only Vigia's own types (a bound method pickles as getattr)
+        self._registry = registry
         self._atons: dict[int, _Aton] = {}
         self.counters = {"aton_reports": 0, "aton_passes": 0}
 
@@ -148,7 +151,7 @@ class AtonWatch:
                 best[mmsi] = (dist, t, mmsi, lon, lat)
         out = []
         for dist, t, mmsi, lon, lat in sorted(best.values())[:_MAX_CANDIDATES]:
-            v = self._vessel(mmsi)
+            v = None if self._registry is None else self._registry.get(mmsi)
             out.append(
                 {
                     "mmsi": mmsi,

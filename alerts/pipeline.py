@@ -65,7 +65,7 @@ class LeadPipeline:
         self._now = -math.inf
         self._last_sweep = -math.inf
         self._distress = DistressTracker(index, self.config)
-        self._aton = AtonWatch(aton, registry.get)
+        self._aton = AtonWatch(aton, registry)
         self.counters: dict[str, int] = {
             "positions": 0,
             "positions_skipped": 0,

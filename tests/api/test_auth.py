@@ -103,7 +103,9 @@ def test_every_route_but_healthz_refuses_a_missing_or_unknown_key(shared_api: Ap
 def test_each_role_gets_403_below_the_route_s_role_and_no_401_or_5xx(api: Api) -> None:
     roles = sorted(ROLES, key=ROLES.__getitem__)
     for method, template, url in _operations(api):
-        if (method, template) in OPEN:
+        # an event stream never ends under TestClient; it takes the lowest role (viewer),
+        # so there is no 403 to look for, and its 401s are checked above
+        if (method, template) in OPEN or template.endswith("/stream"):
             continue
         statuses = {}
         for role in roles:

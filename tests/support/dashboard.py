@@ -119,6 +119,8 @@ class Service:
         self.feed = FeedServer()
         env["VIGIA_INGEST_TCP_FEEDS"] = f"127.0.0.1:{self.feed.port}"
         env["VIGIA_INGEST_FLUSH_INTERVAL_S"] = "0.2"
+        # the demo is dated January 2026: fed live, it would be refused as stale
+        env["VIGIA_INGEST_MAX_BEHIND_S"] = str(10 * 365 * 86_400)
         env.update(extra_env or {})
         self.port = free_port()
         self.proc = subprocess.Popen(

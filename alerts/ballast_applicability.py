@@ -1,7 +1,10 @@
-"""BW-APPLY: whether NORMAM-20 applies to a ship, from AIS, its track and its declaration.
+"""BW-APPLY (NORMAM-20 2.1.1, 2.1.3): which exemptions a ship's AIS data and track
+confirm, which are only claimed, and which they refute.
 
-Each exemption says its basis: confirmed from AIS, from the track, or taken on trust
-from the declaration; claims the evidence contradicts are listed as refused.
+An exemption is confirmed only by positive evidence: AIS static data (a warship's type
+35), or a track that covers the voyage. A Brazilian-flag ship seen only by coastal
+receivers is not thereby shown to have stayed in AJB: its 2.1.1 d) is claimed, and the
+audit's leads are raised with the claim attached for the inspector.
 """
 
 from __future__ import annotations
@@ -16,10 +19,47 @@ from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
 
 # Brazilian jurisdictional waters, approximated as within 200 nm of land inside this box
 AJB_BOX = (-53.5, -35.8, -25.0, 7.6)
+#: an exemption is "confirmed" only by positive evidence (AIS static data, or a track
+#: that covers the voyage); anything else is "claimed" and shown with every verdict
+_CONFIRMING = frozenset({"ais", "track"})
+#: 2.1.3.1 b): an exemption certificate is valid for five years at most
+CERTIFICATE_MAX_S = 5 * 365.25 * 86_400
+#: a track "covers the voyage" when it starts this long before the first declared
+#: exchange and has no gap over AuditConfig.max_gap_s up to the last one: a ship seen
+#: only on the shelf (coastal receivers) may have come from 600 nm out
+VOYAGE_LOOKBACK_S = 24 * 3600.0
+#: an installed production platform (2.1.3.2 b)) that moved farther than this left
+#: its location
+PLATFORM_MOVE_NM = 5.0
 
 
 def _exempt(code: str, cite: str, basis: str, reason: str) -> dict[str, str]:
-    return {"code": code, "citation": f"NORMAM-20/DPC {cite}", "basis": basis, "reason": reason}
+    status = "confirmed" if basis in _CONFIRMING else "claimed"
+    return {
+        "code": code,
+        "citation": f"NORMAM-20/DPC {cite}",
+        "basis": basis,
+        "status": status,
+        "reason": reason,
+    }
+
+
+def covers_voyage(decl: Declaration, at: AssessedTrack, max_gap_s: float) -> str | None:
+    """None when the track covers the voyage of the declared exchanges, else why not."""
+    if not len(at.t) or not decl.exchanges:
+        return "no AIS track"
+    first = min(e.start.t for e in decl.exchanges)
+    last = max(e.end.t for e in decl.exchanges)
+    if float(at.t[0]) > first - VOYAGE_LOOKBACK_S:
+        return (
+            f"the track starts less than {VOYAGE_LOOKBACK_S / 3600:.0f} h before the first exchange"
+        )
+    if float(at.t[-1]) < last:
+        return "the track ends before the last exchange"
+    t = at.t[(at.t >= first - VOYAGE_LOOKBACK_S) & (at.t <= last)]
+    if len(t) > 1 and float(np.max(np.diff(t))) > max_gap_s:
+        return f"the track has a gap over {max_gap_s / 3600:.0f} h"
+    return None
 
 
 def in_ajb(at: AssessedTrack) -> np.ndarray[Any, np.dtype[np.bool_]]:
@@ -30,10 +70,18 @@ def in_ajb(at: AssessedTrack) -> np.ndarray[Any, np.dtype[np.bool_]]:
 
 
 def applicability(
-    decl: Declaration, vessel: VesselInfo | None, at: AssessedTrack, now: float
+    decl: Declaration,
+    vessel: VesselInfo | None,
+    at: AssessedTrack,
+    now: float,
+    max_gap_s: float = 3 * 3600.0,
 ) -> dict[str, Any]:
-    """BW-APPLY: exemptions confirmed from AIS/the track, taken on trust, or refused.
-    ``now`` dates a certificate's check when no exchange is declared."""
+    """``now`` dates a certificate's check when no exchange is declared.
+
+    BW-APPLY: exemptions confirmed from AIS/the track, claimed (on trust, or a track
+    that does not cover the voyage), or refused. A flag or rig exemption the track only
+    fails to contradict is claimed and does not silence the audit's leads; they are
+    raised with the claim attached."""
     exempt: list[dict[str, str]] = []
     refused: list[str] = []
     st = vessel.ship_type if vessel else None
@@ -65,15 +113,21 @@ def applicability(
         f" from {iso_utc(float(at.t[0]))} to {iso_utc(float(at.t[-1]))}" if len(ajb) else ""
     )
     brazilian = flag_mid(decl.mmsi) == 710
+    gap = covers_voyage(decl, at, max_gap_s)
+    non_silencing: list[dict[str, str]] = []
     for code, cite, claimed, label in (
         ("d", "2.1.1 d)", brazilian, "Brazilian flag (MID 710)"),
         ("ait", "2.1.3 a)", decl.ait and not brazilian, "foreign flag with AIT"),
+        ("rig", "2.1.3.2 c)", decl.drilling_rig, "drilling rig moving between locations"),
     ):
         if not claimed:
             continue
-        if len(ajb) and ajb.all():
-            reason = f"{label}; every one of {span} is in AJB"
+        if len(ajb) and ajb.all() and gap is None:
+            reason = f"{label}; every one of {span} is in AJB and the track covers the voyage"
             exempt.append(_exempt(code, cite, "track", reason))
+        elif len(ajb) and ajb.all():
+            reason = f"{label}; every one of {span} is in AJB, but {gap}: not confirmed"
+            non_silencing.append(_exempt(code, cite, "track_partial", reason))
         elif len(ajb):
             out = int((~ajb).sum())
             refused.append(f"{cite}: {label}, but {out} of {span} are outside AJB")
@@ -83,20 +137,44 @@ def applicability(
     if decl.certificate_number:
         last = max((e.end.t for e in decl.exchanges), default=now)
         until = decl.certificate_valid_until
+        issued = decl.certificate_issued_at
+        if issued is not None:
+            five = issued + CERTIFICATE_MAX_S
+            until = five if until is None else min(until, five)
         if until is not None and until < last:
             refused.append(
                 f"2.1.3.1: certificate {decl.certificate_number} expired {iso_utc(until)}"
+                + (" (five years at most, 2.1.3.1 b))" if issued is not None else "")
             )
         else:
             reason = f"exemption certificate {decl.certificate_number} (not verified with DPC)"
             exempt.append(_exempt("certificate", "2.1.3.1", "on_trust", reason))
     if decl.installed_platform:
-        exempt.append(_exempt("platform", "2.1.3.2 b)", "on_trust", "declared installed platform"))
+        moved = _moved_nm(at)
+        if moved > PLATFORM_MOVE_NM:
+            refused.append(
+                f"2.1.3.2 b): declared installed platform, but the track moved {moved:.1f} nm"
+            )
+        else:
+            exempt.append(
+                _exempt("platform", "2.1.3.2 b)", "on_trust", "declared installed platform")
+            )
     return {
         "rule": "BW-APPLY",
         "applies": not exempt,
-        "exemptions": exempt,
+        "exemptions": exempt + non_silencing,
         "exemptions_refused": refused,
         "declared_exceptions": list(decl.declared_exceptions),
         "note": "declared exceptions (BW-EXCEPT, 2.1.2) are recorded with the audit, not judged",
     }
+
+
+def _moved_nm(at: AssessedTrack) -> float:
+    """Farthest any fix lies from the first one, in nautical miles (equirectangular:
+    plenty at a few miles)."""
+    if len(at.t) < 2:
+        return 0.0
+    k = np.cos(np.radians(float(at.lat[0])))
+    dx = (at.lon - float(at.lon[0])) * k
+    dy = at.lat - float(at.lat[0])
+    return float(np.max(np.hypot(dx, dy))) * 60.0

@@ -273,13 +273,30 @@ def audit(
     decl.validate()
     cfg = cfg or AuditConfig()
     at = assess_track(track, assessor)
-    appl = applicability(decl, vessel, at, now)
+    appl = applicability(decl, vessel, at, now, cfg.max_gap_s)
+    # a claimed exemption never silences a lead without saying so (see applicability)
+    claims = [e for e in appl["exemptions"] if e["status"] == "claimed"]
     a_ws = at.a_windows(cfg.max_gap_s)
     vjson = vessel_json(decl.mmsi, vessel)
     verdicts = [
         audit_exchange(k, ex, at, a_ws, assessor, cfg) for k, ex in enumerate(decl.exchanges)
     ]
     leads = [v.lead(r, decl.mmsi, vjson) for v in verdicts if appl["applies"] for r in v.rules]
+    for ld in leads:
+        if claims:
+            ld.details["claimed_exemptions"] = claims
+    exchanges = []
+    for v in verdicts:
+        summary = v.to_json()
+        if claims:
+            summary["claimed_exemptions"] = claims
+        if not appl["applies"] and v.rules:
+            # said on the verdict itself, so nobody reads "no lead" as "compliant"
+            summary["leads_not_raised"] = {
+                "rules": list(v.rules),
+                "because": [f"{e['citation']} ({e['status']})" for e in appl["exemptions"]],
+            }
+        exchanges.append(summary)
     doc = {
         "mmsi": decl.mmsi,
         "vessel": vjson,
@@ -287,7 +304,7 @@ def audit(
         "basemap": assessor.basemap.names,
         "track_points": len(at.t),
         "applicability": appl,
-        "exchanges": [v.to_json() for v in verdicts],
+        "exchanges": exchanges,
         "leads": [ld.to_json() for ld in leads],
         "assumptions": {
             "pump_rate_m3_h": cfg.pump_rate_m3_h,

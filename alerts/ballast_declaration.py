@@ -51,7 +51,9 @@ class Declaration:
     ait: bool = False  # 2.1.3 a) foreign ship with a temporary registration (AIT)
     certificate_number: str | None = None  # 2.1.3.1 exemption certificate
     certificate_valid_until: float | None = None
+    certificate_issued_at: float | None = None  # 2.1.3.1 b): valid five years at most
     installed_platform: bool = False  # 2.1.3.2 b)
+    drilling_rig: bool = False  # 2.1.3.2 c) drilling platform moving between locations
     declared_exceptions: tuple[str, ...] = ()  # BW-EXCEPT: recorded, not judged
 
     def validate(self) -> None:

@@ -108,7 +108,9 @@ class AuditRequest(BaseModel):
     ait: bool = False
     certificate_number: str | None = None
     certificate_valid_until: Instant | None = None
+    certificate_issued_at: Instant | None = None
     installed_platform: bool = False
+    drilling_rig: bool = False
     declared_exceptions: list[str] = Field(default_factory=list)
 
 
@@ -131,7 +133,10 @@ def _ts(dt: datetime) -> float:
 
 # the declaration's fields the request carries as they are (the rest are converted)
 _AS_DECLARED = field_names(
-    Declaration, frozenset({"exchanges", "certificate_valid_until", "declared_exceptions"})
+    Declaration,
+    frozenset(
+        {"exchanges", "certificate_valid_until", "certificate_issued_at", "declared_exceptions"}
+    ),
 )
 
 
@@ -147,10 +152,11 @@ def declaration_of(req: AuditRequest) -> Declaration:
         )
         for e in req.exchanges
     )
-    until = req.certificate_valid_until
+    until, issued = req.certificate_valid_until, req.certificate_issued_at
     return Declaration(
         exchanges=exchanges,
         certificate_valid_until=None if until is None else _ts(until),
+        certificate_issued_at=None if issued is None else _ts(issued),
         declared_exceptions=tuple(req.declared_exceptions),
         **{name: getattr(req, name) for name in _AS_DECLARED},
     )

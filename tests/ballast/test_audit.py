@@ -166,22 +166,71 @@ def test_small_yacht_exemption_is_partly_on_trust(assessor: BallastAssessor) -> 
     assert appl["applies"] and "over 8" in appl["exemptions_refused"][0]
 
 
-def test_brazilian_flag_judged_from_its_track(assessor: BallastAssessor) -> None:
-    """MID 710 coasting within AJB: exemption d) confirmed by the track; from abroad: refused."""
-    coastal = route(BRAZILIAN, [(-41.0, -23.5), (-43.15, -23.15)])
-    p0, p1 = coastal[1], coastal[6]
-    ex = DeclaredExchange(
+def _coastal_exchange(track: list[Position], i: int, j: int) -> DeclaredExchange:
+    p0, p1 = track[i], track[j]
+    return DeclaredExchange(
         DeclaredPoint(p0.t, p0.lat or 0, p0.lon or 0), DeclaredPoint(p1.t, p1.lat or 0, p1.lon or 0)
     )
-    res = audit(Declaration(BRAZILIAN, (ex,)), coastal, None, assessor, now=NOW)
+
+
+def test_brazilian_flag_is_confirmed_only_by_a_track_that_covers_the_voyage(
+    assessor: BallastAssessor,
+) -> None:
+    """MID 710 coasting within AJB for 30 h before its exchange: 2.1.1 d) confirmed, its
+    shelf exchange raises no lead, and the verdict says why. Seen only for its last hour
+    (coastal receivers): 2.1.1 d) is only claimed, and the leads are raised with it."""
+    along = [(-38.3, -13.5), (-38.9, -18.0), (-41.0, -23.0), (-43.15, -23.15)]
+    coastal = route(BRAZILIAN, along)
+    k = 6 * 30
+    decl = Declaration(BRAZILIAN, (_coastal_exchange(coastal, k, k + 5),))
+    res = audit(decl, coastal, None, assessor, now=NOW)
     appl = res.document["applicability"]
-    assert appl["exemptions"][0]["code"] == "d" and appl["exemptions"][0]["basis"] == "track"
+    assert [(e["code"], e["basis"], e["status"]) for e in appl["exemptions"]] == [
+        ("d", "track", "confirmed")
+    ]
     assert res.leads == []
+    verdict = res.document["exchanges"][0]
+    assert verdict["leads_not_raised"]["because"] == ["NORMAM-20/DPC 2.1.1 d) (confirmed)"]
+    seen = coastal[k - 1 :]
+    decl = Declaration(BRAZILIAN, (_coastal_exchange(seen, 1, 6),))
+    res = audit(decl, seen, None, assessor, now=NOW)
+    appl = res.document["applicability"]
+    assert appl["applies"]
+    assert [(e["code"], e["status"]) for e in appl["exemptions"]] == [("d", "claimed")]
+    assert res.leads and all(ld.details["claimed_exemptions"][0]["code"] == "d" for ld in res.leads)
     abroad = [replace(p, mmsi=BRAZILIAN) for p in ARRIVAL]
     res = audit(Declaration(BRAZILIAN, (exchange(42.5, 44.5),)), abroad, None, assessor, now=NOW)
     assert res.document["applicability"]["applies"]
     assert "outside AJB" in res.document["applicability"]["exemptions_refused"][0]
     assert res.leads
+
+
+def test_a_certificate_is_valid_five_years_at_most(assessor: BallastAssessor) -> None:
+    decl = Declaration(
+        FOREIGN,
+        (exchange(4, 10),),
+        certificate_number="DPC-1/2018",
+        certificate_issued_at=T0 - 6 * 365 * 86_400,
+        certificate_valid_until=T0 + 365 * 86_400,
+    )
+    appl = audit(decl, ARRIVAL, None, assessor, now=NOW).document["applicability"]
+    assert appl["applies"] and "five years" in appl["exemptions_refused"][0]
+
+
+def test_an_installed_platform_that_moved_is_not_exempt(assessor: BallastAssessor) -> None:
+    decl = Declaration(FOREIGN, (exchange(4, 10),), installed_platform=True)
+    appl = audit(decl, ARRIVAL, None, assessor, now=NOW).document["applicability"]
+    assert appl["applies"] and "2.1.3.2 b)" in appl["exemptions_refused"][0]
+
+
+def test_a_drilling_rig_move_is_exempt_only_when_the_track_shows_it_in_ajb(
+    assessor: BallastAssessor,
+) -> None:
+    decl = Declaration(FOREIGN, (exchange(42.5, 44.5),), drilling_rig=True)
+    res = audit(decl, ARRIVAL, None, assessor, now=NOW)
+    appl = res.document["applicability"]
+    assert appl["applies"] and res.leads
+    assert any("2.1.3.2 c)" in r for r in appl["exemptions_refused"])
 
 
 def test_declared_exemptions_are_taken_on_trust(assessor: BallastAssessor) -> None:

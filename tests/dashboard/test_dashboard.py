@@ -61,11 +61,11 @@ def test_zones_vessels_and_ballast_lines_are_drawn(service: Service, watched: Wa
     assert _rendered(page, ["line-iso"]) > 0 and _rendered(page, ["land-fill"]) > 0
     _fit(page, RIO)
     assert _rendered(page, ["zone-fill"]) >= 2  # Copacabana and Ipanema bands at least
-    assert _rendered(page, ["vessel-arrow", "vessel-dot"]) >= 3
+    assert _rendered(page, ["vessel-all", "vessel-arrow", "vessel-dot"]) >= 3
     watched.shot("rio")
     # a layer switch hides what it names
     page.uncheck("[data-layer=vessels]")
-    assert _rendered(page, ["vessel-arrow", "vessel-dot"]) == 0
+    assert _rendered(page, ["vessel-all", "vessel-arrow", "vessel-dot"]) == 0
     page.check("[data-layer=vessels]")
 
 

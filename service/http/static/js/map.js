@@ -46,11 +46,14 @@ function arrowImage(size = 32) {
   return g.getImageData(0, 0, size, size);
 }
 
+/** Zoom from which moving vessels are drawn as heading arrows (dots below it). */
+const ARROW_ZOOM = 7;
+
 export const LAYER_GROUPS = {
   land: ["land-fill", "land-line"],
   zones: ["zone-fill", "zone-line", "zone-ref-line", "zone-ref-point"],
   lines: ["line-200", "line-50", "line-iso"],
-  vessels: ["vessel-arrow", "vessel-dot"],
+  vessels: ["vessel-all", "vessel-arrow", "vessel-dot"],
   leads: ["lead-ring"],
 };
 
@@ -107,9 +110,14 @@ export class VigiaMap {
     m.addLayer({ id: "seltrack-line", type: "line", source: "seltrack", filter: ["==", ["geometry-type"], "LineString"], paint: { "line-color": "#000", "line-width": 2 } });
     const opacity = ["case", ["get", "stale"], 0.35, 1];
     const colour = ["match", ["get", "cls"], ...Object.entries(CLASS_COLOURS).flat(), "#616161"];
-    m.addLayer({ id: "vessel-dot", type: "circle", source: "vessels", filter: ["!", ["get", "moving"]],
+    // zoomed out (the whole coast, thousands of vessels) every vessel is a plain dot: a
+    // rotated icon per vessel costs a software-WebGL page a frame of seconds at 20,000;
+    // from ARROW_ZOOM in, moving vessels get their heading arrows
+    m.addLayer({ id: "vessel-all", type: "circle", source: "vessels", maxzoom: ARROW_ZOOM,
+      paint: { "circle-radius": 2.5, "circle-color": colour, "circle-opacity": opacity } });
+    m.addLayer({ id: "vessel-dot", type: "circle", source: "vessels", minzoom: ARROW_ZOOM, filter: ["!", ["get", "moving"]],
       paint: { "circle-radius": 3.5, "circle-color": colour, "circle-opacity": opacity, "circle-stroke-color": "#222", "circle-stroke-width": 0.6, "circle-stroke-opacity": opacity } });
-    m.addLayer({ id: "vessel-arrow", type: "symbol", source: "vessels", filter: ["get", "moving"],
+    m.addLayer({ id: "vessel-arrow", type: "symbol", source: "vessels", minzoom: ARROW_ZOOM, filter: ["get", "moving"],
       layout: { "icon-image": "arrow", "icon-size": 0.7, "icon-rotate": ["get", "dir"], "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true },
       paint: { "icon-color": colour, "icon-opacity": opacity, "icon-halo-color": "#222", "icon-halo-width": 1 } });
     m.addLayer({ id: "lead-ring", type: "circle", source: "leads", paint: {
@@ -131,11 +139,12 @@ export class VigiaMap {
     };
     hover("vessel-arrow", vesselHtml);
     hover("vessel-dot", vesselHtml);
+    hover("vessel-all", vesselHtml);
     const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(f.properties.kind)}` +
       (f.properties.width_m ? ` · ${number(f.properties.width_m, 0)} m (${esc(f.properties.band || "")})` : "");
     hover("zone-fill", zoneHtml);
     hover("lead-ring", (f) => `<strong>${esc(f.properties.rule)}</strong><br>${esc(f.properties.label)}`);
-    for (const l of ["vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => this.onVessel(Number(e.features[0].properties.mmsi)));
+    for (const l of ["vessel-all", "vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => this.onVessel(Number(e.features[0].properties.mmsi)));
     m.on("click", "lead-ring", (e) => this.onLead(e.features[0].properties.id));
   }
 

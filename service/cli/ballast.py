@@ -60,14 +60,14 @@ def read_points(path: str) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
                 raise InputFormatError(f"{path}: JSON must be a list of {{lat, lon}} objects")
             rows = [(float(d["lat"]), float(d["lon"])) for d in data]
         else:
-            reader = csv.DictReader(io.StringIO(text))
+            reader = csv.DictReader(io.StringIO(text, newline=""))
             cols = {c.strip().lower(): c for c in reader.fieldnames or []}
             lat_c = cols.get("lat") or cols.get("latitude")
             lon_c = cols.get("lon") or cols.get("longitude")
             if not lat_c or not lon_c:
                 raise InputFormatError(f"{path}: the CSV needs lat and lon columns")
             rows = [(float(r[lat_c]), float(r[lon_c])) for r in reader]
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, csv.Error) as exc:
         raise InputFormatError(f"{path}: not a list of lat/lon numbers ({exc})") from exc
     if not rows:
         raise InputFormatError(f"{path}: no points")

@@ -56,6 +56,21 @@ def test_admins_manage_the_register_and_others_cannot(api: Api) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [
+        'mmsi,zone_id\n"710000333"x\r,plat-p66\n',  # a bare CR after a quoted field
+        "mmsi,zone_id\n710000333,plat\x00p66\n",  # a NUL no store keeps
+        'mmsi,zone_id\n"710000333,plat-p66\n',  # a quote never closed
+    ],
+)
+def test_a_broken_csv_is_a_4xx_and_adds_nothing(api: Api, broken: str) -> None:
+    status, problem = _import(api, broken)
+    assert status in (400, 422), problem
+    assert problem["detail"]
+    assert api.client.get("/authorised-vessels", headers=api.h("admin")).json()["entries"] == []
+
+
 def test_the_running_worker_judges_with_the_register_from_the_store(
     store_url: str, tmp_path: Path
 ) -> None:

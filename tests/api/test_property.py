@@ -33,7 +33,10 @@ def api_schema(started: Api) -> schemathesis.BaseSchema:
     return schemathesis.openapi.from_asgi("/openapi.json", started.client.app)
 
 
-schema = schemathesis.pytest.from_fixture("api_schema")
+# The event stream is left out: it never ends by design, so an in-process call to it
+# would wait forever (tests/api/test_stream.py drives it over a real socket instead).
+# The filter goes on the lazy schema: one set on the fixture's schema is not applied.
+schema = schemathesis.pytest.from_fixture("api_schema").exclude(path="/leads/stream")
 
 
 @schema.parametrize()

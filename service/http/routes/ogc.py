@@ -9,7 +9,8 @@ them. GIS clients that cannot set ``X-API-Key`` send ``Authorization: Bearer <ke
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -56,7 +57,21 @@ LAYERS = {
 }
 _READ = problem_responses(400, 401, 403)
 _ONE = problem_responses(400, 401, 403, 404)
-_GET_HEAD = ["GET", "HEAD"]
+_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
+
+
+def get_and_head(
+    path: str, *, on: APIRouter = router, **options: Any
+) -> Callable[[_Endpoint], _Endpoint]:
+    """Register a feature route for GET and HEAD (GIS clients probe with HEAD). HEAD is
+    left out of the API document: it shares GET's operation, and two methods under one
+    operation id would make the document invalid (FastAPI warns of duplicate ids)."""
+
+    def register(endpoint: _Endpoint) -> _Endpoint:
+        on.head(path, include_in_schema=False, **options)(endpoint)
+        return on.get(path, **options)(endpoint)
+
+    return register
 
 
 def _base(request: Request) -> str:
@@ -207,9 +222,8 @@ def _collection_page(
     )
 
 
-@router.api_route(
+@get_and_head(
     "/collections/leads/items",
-    methods=_GET_HEAD,
     summary="Leads as features",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
@@ -241,9 +255,8 @@ async def lead_items(
     return _collection_page(request, [lead_feature(x, base) for x in leads], offset, size, total)
 
 
-@router.api_route(
+@get_and_head(
     "/collections/leads/items/{lead_id}",
-    methods=_GET_HEAD,
     summary="One lead as a feature",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "Feature"}, GEOJSON_MEDIA_TYPE), **_ONE},
@@ -306,9 +319,8 @@ def _vessel_page(
     return [(p, static.get(p.mmsi)) for p in positions], repo.count_latest(bbox)
 
 
-@router.api_route(
+@get_and_head(
     "/collections/vessels/items",
-    methods=_GET_HEAD,
     summary="Vessels at their latest positions",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
@@ -331,9 +343,8 @@ async def vessel_items(
     return _collection_page(request, features, offset, size, total)
 
 
-@router.api_route(
+@get_and_head(
     "/collections/vessels/items/{mmsi}",
-    methods=_GET_HEAD,
     summary="One vessel at its latest position",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "Feature"}, GEOJSON_MEDIA_TYPE), **_ONE},

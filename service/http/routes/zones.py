@@ -22,7 +22,7 @@ from vigia.service.http.bodies import (
 )
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
-from vigia.service.http.routes.ogc import only_params
+from vigia.service.http.routes.ogc import get_and_head, only_params
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
@@ -102,9 +102,9 @@ def _overlaps(zone: Zone, start: float | None, end: float | None) -> bool:
     return (vf is None or end is None or vf <= end) and (vt is None or start is None or vt >= start)
 
 
-@router.api_route(
+@get_and_head(
     "/collections/zones/items",
-    methods=["GET", "HEAD"],
+    on=router,
     summary="List zones",
     response_class=GeoJSONResponse,
     responses={**_geojson_example(EXAMPLE_COLLECTION), **_READ_ERRORS},
@@ -136,9 +136,9 @@ def list_zone_items(
     return feature_page(request, [feature_of(z) for z in page], offset, size, total)
 
 
-@router.api_route(
+@get_and_head(
     "/collections/zones/items/{zone_id}",
-    methods=["GET", "HEAD"],
+    on=router,
     summary="One zone",
     response_class=GeoJSONResponse,
     responses={**_geojson_example(EXAMPLE_FEATURE), **problem_responses(400, 401, 403, 404)},

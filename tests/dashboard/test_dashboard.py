@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 import urllib.request
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -194,3 +197,88 @@ def test_ballast_panel_classifies_a_vessel_route(service: Service, watched: Watc
     assert "pontos classificados" in out and "50 e 200 mn" in out
     assert _rendered(page, ["ballast-seg"]) > 0
     assert page.locator("#audit-form").is_visible()
+
+
+def test_an_inspector_works_a_lead_to_a_drafted_auto(
+    service: Service, watched: Watched, tmp_path: Path
+) -> None:
+    # a lead of its own, so no other test's moves decide where it starts
+    assert service.feed is not None
+    mmsi = 710_998_002
+    service.feed.send(platform_pass(mmsi, time.time() - 400, name="TEST AUTO"))
+    deadline = time.monotonic() + 30
+    while not service.get(f"/leads?mmsi={mmsi}")["leads"]:
+        assert time.monotonic() < deadline, "the service raised no lead"
+        time.sleep(0.1)
+    watched.sign_in(service, "inspector")
+    page = watched.page
+    row = page.locator("#lead-list li", has_text="TEST AUTO")
+    row.wait_for(timeout=5000)
+    row.locator("button").click()
+    form = page.locator("#workflow")
+    form.wait_for()
+    form.locator("select[name=status]").select_option("triaged")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("#lead-detail .notice:text-matches('Situação alterada')")
+    lead_id = row.get_attribute("data-id")
+    assert service.get(f"/leads/{lead_id}")["status"] == "triaged"
+    # the drafted Auto de Infração arrives as a file the officer can print
+    with page.expect_download(timeout=30_000) as caught:
+        page.locator("#lead-detail button", has_text="Auto de Infração").click()
+    pdf = tmp_path / caught.value.suggested_filename
+    caught.value.save_as(pdf)
+    assert pdf.name.endswith(".pdf") and pdf.read_bytes().startswith(b"%PDF-")
+    text = " ".join(
+        subprocess.run(
+            ["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True
+        ).stdout.split()
+    )
+    assert "AUTO DE INFRAÇÃO" in text.upper() and str(mmsi) in text
+    assert "NORMAM-07/DPC 0212 f)" in text
+
+
+def test_an_inspector_audits_an_exchange_from_the_form(service: Service, watched: Watched) -> None:
+    # the declared exchange runs between two of the tanker's own reported positions
+    track = service.get(
+        "/vessels/710999007/track?start=2026-01-10T13:00:00Z&end=2026-01-10T16:00:00Z"
+    )
+    points = [f for f in track["features"] if f["geometry"]["type"] == "Point"]
+    assert len(points) >= 2
+    first, last = points[0], points[-1]
+
+    def local(feature: dict[str, Any]) -> str:
+        # the form takes São Paulo time (UTC-3), to the minute
+        t = datetime.fromisoformat(feature["properties"]["t"]) - timedelta(hours=3)
+        return t.strftime("%Y-%m-%dT%H:%M")
+
+    watched.sign_in(service, "inspector")
+    page = watched.page
+    page.click("#tab-ballast")
+    form = page.locator("#audit-form")
+    lon0, lat0 = first["geometry"]["coordinates"]
+    lon1, lat1 = last["geometry"]["coordinates"]
+    for name, value in {
+        "mmsi": "710999007", "st": local(first), "slat": f"{lat0:.5f}", "slon": f"{lon0:.5f}",
+        "et": local(last), "elat": f"{lat1:.5f}", "elon": f"{lon1:.5f}", "volume": "12000",
+    }.items():  # fmt: skip
+        form.locator(f"[name={name}]").fill(value)
+    form.locator("button[type=submit]").click()
+    out = page.locator("#audit-out")
+    out.locator("table").wait_for(timeout=30_000)
+    cell = out.locator("td:nth-child(2)").first
+    verdict, said = cell.get_attribute("data-verdict"), cell.inner_text()
+    summary = out.locator("p").inner_text()
+    assert "indícios gerados" in summary
+    audit_id = summary.rsplit("·", 1)[1].strip()
+    # what the page showed is what the store keeps for the five years BW-RECORD asks
+    stored = service.get(f"/ballast/audits/{audit_id}")
+    assert stored["mmsi"] == 710999007
+    assert [x["verdict"] for x in stored["exchanges"]] == [verdict]
+    words = {"compliant": "conforme", "compliant_fallback": "conforme (troca em águas b))",
+             "noncompliant": "não conforme", "unverified": "não verificável"}  # fmt: skip
+    assert said == words[verdict]  # in the officer's language, not the API's code
+    # and why, in the audit's own words
+    assert out.locator("td:nth-child(3)").first.inner_text() == "; ".join(
+        stored["exchanges"][0]["reasons"]
+    )
+    watched.shot("audit")

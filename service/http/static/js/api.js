@@ -42,7 +42,7 @@ export async function features() {
   out.stream = "/leads/stream" in paths;
   out.me = "/me" in paths;
   for (const p of Object.keys(paths)) {
-    if (/^\/leads\/\{[^}]+\}\/documents?\//.test(p) && paths[p].get) out.documents.push(p);
+    if (/^\/leads\/\{[^}]+\}\/documents?\//.test(p) && paths[p].get) out.documents.push(...documentPaths(p, paths[p].get));
     if (/^\/silenc(es|ing)$/.test(p) && paths[p].post) out.silences = p;
   }
   const schemas = doc.components?.schemas || {};
@@ -53,6 +53,21 @@ export async function features() {
       if (e) out.statuses = e;
       out.reason = Boolean(s.properties.reason);
     }
+  }
+  return out;
+}
+
+/** One path per document kind: a "{kind}" segment after the lead id is spelt out from
+ * its enum, so each kind gets its own button and only the lead id is left to fill. */
+function documentPaths(path, op) {
+  const [lead, ...rest] = path.match(/\{[^}]+\}/g) || [];
+  if (!lead || !rest.length) return [path];
+  let out = [path];
+  for (const slot of rest) {
+    const param = (op.parameters || []).find((x) => `{${x.name}}` === slot);
+    const values = param?.schema?.enum;
+    if (!values) return [];
+    out = out.flatMap((p) => values.map((v) => p.replace(slot, encodeURIComponent(v))));
   }
   return out;
 }

@@ -12,6 +12,8 @@ const MOVES = {
   notified: ["infraction", "dismissed"], infraction: ["defence", "judged"], defence: ["judged"],
   judged: ["appeal", "closed"], appeal: ["judged", "closed"], dismissed: [], closed: [],
 };
+// service/http/routes/documents.py DRAFTABLE: the states a draft is made in
+const DRAFTABLE = ["triaged", "notified", "infraction"];
 const SHAPES = { "SAR-DISTRESS": "⚠", "SEC-PLATFORM": "◆", "SEC-MILITARY": "■", "BATH-MOTOR": "●", "BATH-SAIL": "○", "SEC-NOTICE": "▲" };
 
 function dueOf(lead) {
@@ -196,17 +198,23 @@ export class LeadPanel {
       });
       box.append(form);
     }
-    if (this.features.documents.length) {
+    // drafts exist once a lead was looked at and while its Notice or Auto may be issued
+    if (this.features.documents.length && DRAFTABLE.includes(l.status)) {
       const docs = document.createElement("div");
       docs.className = "actions";
+      const said = document.createElement("span");
+      said.className = "msg"; said.setAttribute("role", "status");
       for (const p of this.features.documents) {
         const b = document.createElement("button");
         b.type = "button"; b.className = "secondary";
         const kind = /notice|notifica/i.test(p) ? "doc.notice" : /auto|infraction/i.test(p) ? "doc.auto" : null;
-        b.textContent = kind ? t(kind) : p.split("/").pop();
-        b.addEventListener("click", () => download(p.replace(/\{[^}]+\}/, encodeURIComponent(l.id)), `${l.id}-${p.split("/").pop()}.pdf`));
+        const file = p.split("/").pop().replace(/\.pdf$/, "");
+        b.textContent = kind ? t(kind) : file;
+        b.addEventListener("click", () => download(p.replace(/\{[^}]+\}/, encodeURIComponent(l.id)), `${l.id}-${file}.pdf`)
+          .catch((err) => { said.textContent = `${t("err")}: ${err.message}`; said.className = "msg error"; }));
         docs.append(b);
       }
+      docs.append(said);
       box.append(docs);
     }
     if (this.features.silences) box.append(this.silenceForm(l));

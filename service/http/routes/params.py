@@ -68,7 +68,13 @@ def public_href(request: Request, path: str, query: str = "") -> str:
 def _public_url(request: Request, **params: Any) -> str:
     """This request's own link on the public address, with ``params`` set in its query."""
     raw = request.scope.get("raw_path")
-    path = raw.decode("latin-1") if isinstance(raw, bytes) else quote(request.url.path)
+    # ASGI's raw_path has no query, but Starlette's test client before 0.37 (under the
+    # lowest FastAPI we allow) put it there: cut it, or every next link repeats the query
+    path = (
+        raw.split(b"?", 1)[0].decode("latin-1")
+        if isinstance(raw, bytes)
+        else quote(request.url.path)
+    )
     query = request.url.include_query_params(**params).query if params else request.url.query
     return public_href(request, path, query)
 

@@ -68,7 +68,12 @@ def test_zones_vessels_and_ballast_lines_are_drawn(service: Service, watched: Wa
     watched.shot("rio")
     # a layer switch hides what it names
     page.uncheck("[data-layer=vessels]")
-    assert _rendered(page, ["vessel-all", "vessel-arrow", "vessel-dot"]) == 0
+    # the switch takes effect on the map's next frame, which a loaded machine delays
+    page.wait_for_function(
+        "(ls) => window.__vigia.map.map.queryRenderedFeatures({layers: ls}).length === 0",
+        arg=["vessel-all", "vessel-arrow", "vessel-dot"],
+        timeout=10_000,
+    )
     page.check("[data-layer=vessels]")
 
 

@@ -15,9 +15,10 @@ from tests.storage.builders import T0, lead, pos
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.procedure import Actor, Move
 from vigia.ingest.records import VesselInfo
+from vigia.service.db.admin_store import AUDIT_RETENTION_S
 from vigia.service.db.engine import alembic_config
 from vigia.service.db.protocol import LeadQuery
-from vigia.service.db.repository import AUDIT_RETENTION_S, SqlRepository
+from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import StoreConfigError, open_repository
 from vigia.zones.model import Zone, ZoneKind
 

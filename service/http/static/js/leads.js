@@ -151,12 +151,12 @@ export class LeadPanel {
     add("d.status", t("st." + l.status));
     add("d.evidence", String(l.evidence?.length ?? 0));
     d.append(h, dl);
-    if (this.notice) {
-      // said once, after the move, in the rebuilt detail
+    if (this.notice && this.notice.id === l.id && Date.now() < this.notice.until) {
+      // kept for a while after the move: the move's own event rebuilds this detail at
+      // once, and a confirmation that vanishes before it is read confirms nothing
       const p = document.createElement("p");
-      p.className = "notice"; p.setAttribute("role", "status"); p.textContent = this.notice;
+      p.className = "notice"; p.setAttribute("role", "status"); p.textContent = this.notice.text;
       d.append(p);
-      this.notice = null;
     }
     if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "basis"], l.deadlines, [t("name"), t("d.due"), t("d.basis")]));
     const repeats = l.repeat_offences ?? l.repeats ?? l.recidivism;
@@ -191,7 +191,7 @@ export class LeadPanel {
         const msg = form.querySelector(".msg");
         try {
           const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
-          this.notice = t("wf.done");
+          this.notice = { id: l.id, text: t("wf.done"), until: Date.now() + 15_000 };
           this.put(out);
           await this.select(l.id, { fit: false });
         } catch (err) { msg.textContent = `${t("err")}: ${err.message}`; msg.className = "msg error"; }

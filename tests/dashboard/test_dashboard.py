@@ -80,7 +80,7 @@ def test_zones_vessels_and_ballast_lines_are_drawn(service: Service, watched: Wa
 def test_a_new_lead_appears_without_a_reload(service: Service, watched: Watched) -> None:
     watched.sign_in(service, "viewer")
     page = watched.page
-    streaming = page.evaluate("window.__vigia.features.stream")
+    assert page.evaluate("window.__vigia.features.stream")  # the panel is fed by SSE
     before = page.locator("#lead-list li").count()
     assert service.feed is not None
     mmsi = 710_998_001
@@ -92,17 +92,10 @@ def test_a_new_lead_appears_without_a_reload(service: Service, watched: Watched)
         time.sleep(0.05)
     stored = time.time()
     row = page.locator("#lead-list li", has_text="TEST AO VIVO")
-    if streaming:
-        row.wait_for(timeout=1000)
-    else:
-        # no /leads/stream on this service yet: the page says so and falls back to /leads
-        assert page.locator("#live").get_attribute("data-state") == "poll"
-        row.wait_for(timeout=7000)
+    row.wait_for(timeout=1000)  # within a second of the store, without a reload
     shown = time.time()
     assert page.locator("#lead-list li").count() == before + 1
     print(f"sent->stored {stored - sent:.2f} s, stored->row {shown - stored:.2f} s")
-    if not streaming:
-        pytest.skip("live delivery within a second needs GET /leads/stream (issue 11)")
 
 
 def test_selecting_a_lead_draws_its_track(service: Service, watched: Watched) -> None:

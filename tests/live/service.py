@@ -141,6 +141,11 @@ class SseClient:
         finally:
             self.connected.set()
 
+    def ended(self, timeout: float) -> bool:
+        """Whether the stream has ended (the server closed it, or it failed)."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def wait_for(self, n: int, timeout: float = 20.0) -> list[tuple[str, str, dict[str, Any]]]:
         deadline = time.monotonic() + timeout
         while len(self.events) < n and time.monotonic() < deadline:

@@ -100,6 +100,8 @@ def test_filters_priority_and_positions(tmp_path: Path) -> None:
         t0 = time.monotonic()
         assert svc.stop() in (0, -signal.SIGTERM)
         assert time.monotonic() - t0 < 15
+        # closed as a stream should be (the last chunk sent), not cut mid-body
+        assert lingering.ended(5) and lingering.error is None, lingering.error
         lingering.close()
     finally:
         svc.stop()

@@ -51,10 +51,13 @@ async def _events(
     cursor: int,
     wanted: EventFilter,
     settings: Settings,
+    shutdown: anyio.Event,
 ) -> AsyncIterator[ServerSentEvent]:
     batch_size, poll = settings.live.sse_batch, settings.live.poll_s
     try:
-        while True:
+        # on shutdown the stream ends here, between events, so the response is closed
+        # properly; the client reconnects elsewhere with Last-Event-ID and loses nothing
+        while not shutdown.is_set():
             batch = await anyio.to_thread.run_sync(store.events_after, cursor, batch_size)
             for e in batch:
                 cursor = e.id
@@ -120,9 +123,14 @@ async def lead_stream(
         raise
     wanted = EventFilter(rule, zone_id, authority, min_priority)
     headers: dict[str, Any] = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    shutdown = anyio.Event()
     return EventSourceResponse(
-        _events(store, sub, cursor, wanted, settings),
+        _events(store, sub, cursor, wanted, settings, shutdown),
         ping=settings.live.sse_ping_s,
         headers=headers,
         send_timeout=30.0,
+        # sse-starlette sets the event when the server stops, then waits this long for
+        # the generator to end on its own (it notices within one poll) before cancelling
+        shutdown_event=shutdown,
+        shutdown_grace_period=settings.live.poll_s + 1.0,
     )

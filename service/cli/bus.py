@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import signal
 import sys
 from typing import Any
 
+from vigia.service.cli.serve import settings_from_args
 from vigia.service.db.protocol import Repository
 from vigia.service.settings import Settings
 
@@ -72,13 +72,7 @@ def _setup(args: argparse.Namespace) -> Settings:
 
     # `kill -USR1 PID` prints every thread's stack: how to see where a stuck worker waits
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-    settings = Settings.load()
-    if args.host is not None:
-        settings.api.host = args.host
-    if args.port is not None:
-        settings.api.port = args.port
-    return settings
+    return settings_from_args(args)
 
 
 def _announce(kind: str, name: str, port: int) -> None:

@@ -62,8 +62,9 @@ def _run_worker_only(settings: Settings) -> int:
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
-    """Build the settings, then run uvicorn with create_app (or the worker alone)."""
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Logging at ``--log-level``, the settings from the environment, and ``--host`` /
+    ``--port`` over them (every long-running sub-command takes these three)."""
     import logging
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
@@ -72,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         settings.api.host = args.host
     if args.port is not None:
         settings.api.port = args.port
+    return settings
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the settings, then run uvicorn with create_app (or the worker alone)."""
+    settings = settings_from_args(args)
     if args.no_worker:
         settings.ingest.worker = False
     if args.worker_only:

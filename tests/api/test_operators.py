@@ -18,7 +18,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.api.conftest import Api, feature, make_settings, start
-from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from tests.storage.pgcluster import PrivateCluster, private_cluster
 from vigia.ingest.records import Position
 from vigia.service.http.app import new_api_key
 from vigia.service.http.deps import hash_key
@@ -78,15 +78,7 @@ def test_a_short_bootstrap_key_is_refused() -> None:
 
 @pytest.fixture
 def outage_pg() -> Iterator[PrivateCluster]:
-    if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"initdb not found in {PG_BIN}")
-    cluster = PrivateCluster()
-    try:
-        cluster.start()
-        cluster.create_database()
-        yield cluster
-    finally:
-        cluster.destroy()
+    yield from private_cluster()
 
 
 def test_a_database_outage_is_a_bare_503_and_metrics_stay_up(

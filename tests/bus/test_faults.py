@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.storage.pgcluster import PG_BIN, PrivateCluster
+from tests.storage.pgcluster import PrivateCluster, private_cluster
 from tests.support.bus_rig import (
     PrivateNats,
     WorkerProc,
@@ -152,15 +152,7 @@ def test_broker_restart_mid_stream(
 
 @pytest.fixture
 def private_pg() -> Iterator[PrivateCluster]:
-    if not (PG_BIN / "initdb").exists():
-        pytest.skip(f"initdb not found in {PG_BIN}")
-    cluster = PrivateCluster()
-    try:
-        cluster.start()
-        cluster.create_database()
-        yield cluster
-    finally:
-        cluster.destroy()
+    yield from private_cluster()
 
 
 def test_database_unreachable_for_30_s_mid_stream(

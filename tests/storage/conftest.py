@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.storage.pgcluster import PG_BIN, PrivateCluster
-from tests.support.pg import unavailable
+from tests.storage.pgcluster import PrivateCluster, private_cluster
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 
@@ -30,12 +29,4 @@ def repo(store_url: str) -> Iterator[SqlRepository]:
 @pytest.fixture
 def private_pg() -> Iterator[PrivateCluster]:
     """A throwaway PostgreSQL cluster of our own (never the machine's main server)."""
-    if not (PG_BIN / "initdb").exists():
-        unavailable(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
-    cluster = PrivateCluster()
-    try:
-        cluster.start()
-        cluster.create_database()
-        yield cluster
-    finally:
-        cluster.destroy()
+    yield from private_cluster()

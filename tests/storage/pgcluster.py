@@ -10,7 +10,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+from tests.support.pg import unavailable
 
 PG_BIN = Path(os.environ.get("VIGIA_PG_BIN", "/usr/lib/postgresql/15/bin"))
 
@@ -77,3 +80,18 @@ class PrivateCluster:
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop("immediate")
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+def private_cluster() -> Iterator[PrivateCluster]:
+    """A started private cluster with its database, destroyed after (a fixture's body).
+    Without ``initdb`` the test is skipped on a developer's machine and fails under CI,
+    like every other test that needs PostgreSQL."""
+    if not (PG_BIN / "initdb").exists():
+        unavailable(f"initdb not found in {PG_BIN}: cannot run a private PostgreSQL")
+    cluster = PrivateCluster()
+    try:
+        cluster.start()
+        cluster.create_database()
+        yield cluster
+    finally:
+        cluster.destroy()

@@ -57,9 +57,6 @@ def check(entry: Authorisation) -> Authorisation:
             raise InputFormatError(f"{name} must be 1 to {_MAX_TEXT} characters")
     if entry.note is not None and len(entry.note) > 1_000:
         raise InputFormatError("note is longer than 1000 characters")
-    # no store keeps a NUL in text (PostgreSQL refuses it), so it is the input's fault
-    if any("\x00" in t for t in (entry.zone_id, entry.operator, entry.note) if t is not None):
-        raise InputFormatError("an entry's text holds a NUL character")
     for name, v in (("valid_from", entry.valid_from), ("valid_to", entry.valid_to)):
         if v is not None and not math.isfinite(v):
             raise InputFormatError(f"{name} is not a finite time")
@@ -90,7 +87,7 @@ def parse_csv(text: str) -> list[Authorisation]:
     of ``zone_id``/``operator`` required per row; empty cells are absent). A bad row
     refuses the whole file, naming its line."""
     # newline="" hands line ends to the csv module, as its documentation asks; what it
-    # still cannot read (a bare carriage return inside a field, a NUL) is the file's fault
+    # still cannot read (a bare carriage return after a quoted field) is the file's fault
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         return _entries(reader)

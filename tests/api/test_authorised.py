@@ -60,7 +60,7 @@ def test_admins_manage_the_register_and_others_cannot(api: Api) -> None:
     "broken",
     [
         'mmsi,zone_id\n"710000333"x\r,plat-p66\n',  # a bare CR after a quoted field
-        "mmsi,zone_id\n710000333,plat\x00p66\n",  # a NUL no store keeps
+        "mmsi,zone_id\n710000333,plat\x00p66\n",  # a NUL: the request guard refuses it
         'mmsi,zone_id\n"710000333,plat-p66\n',  # a quote never closed
     ],
 )

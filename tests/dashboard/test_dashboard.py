@@ -86,10 +86,7 @@ def test_a_new_lead_appears_without_a_reload(service: Service, watched: Watched)
     mmsi = 710_998_001
     sent = service.feed.send(platform_pass(mmsi, time.time() - 400, name="TEST AO VIVO"))
     # when the lead is in the store (polled here, not in the page), the page must show it
-    deadline = time.monotonic() + 30
-    while not service.get(f"/leads?mmsi={mmsi}")["leads"]:
-        assert time.monotonic() < deadline, "the service raised no lead"
-        time.sleep(0.05)
+    service.wait_leads(1, 30, mmsi=mmsi)
     stored = time.time()
     row = page.locator("#lead-list li", has_text="TEST AO VIVO")
     row.wait_for(timeout=1000)  # within a second of the store, without a reload
@@ -204,10 +201,7 @@ def test_an_inspector_works_a_lead_to_a_drafted_auto(
     assert service.feed is not None
     mmsi = 710_998_002
     service.feed.send(platform_pass(mmsi, time.time() - 400, name="TEST AUTO"))
-    deadline = time.monotonic() + 30
-    while not service.get(f"/leads?mmsi={mmsi}")["leads"]:
-        assert time.monotonic() < deadline, "the service raised no lead"
-        time.sleep(0.1)
+    service.wait_leads(1, 30, mmsi=mmsi)
     watched.sign_in(service, "inspector")
     page = watched.page
     row = page.locator("#lead-list li", has_text="TEST AUTO")

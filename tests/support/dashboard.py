@@ -148,13 +148,18 @@ class Service:
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 
-    def wait_leads(self, n: int, timeout: float = 60) -> list[dict[str, Any]]:
+    def wait_leads(
+        self, n: int, timeout: float = 60, mmsi: int | None = None
+    ) -> list[dict[str, Any]]:
+        """At least ``n`` stored leads (of one vessel, given ``mmsi``), polled every 50 ms
+        so a test can time what follows from the moment they are stored."""
+        query = "/leads?limit=500" + ("" if mmsi is None else f"&mmsi={mmsi}")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            leads: list[dict[str, Any]] = self.get("/leads?limit=500")["leads"]
+            leads: list[dict[str, Any]] = self.get(query)["leads"]
             if len(leads) >= n:
                 return leads
-            time.sleep(0.1)
+            time.sleep(0.05)
         raise TimeoutError(f"fewer than {n} leads after {timeout} s")
 
     def stop(self) -> None:

@@ -9,8 +9,7 @@ them. GIS clients that cannot set ``X-API-Key`` send ``Authorization: Bearer <ke
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -30,6 +29,7 @@ from vigia.service.http.routes.params import (
     GEOJSON_MEDIA_TYPE,
     GeoJSONResponse,
     clamp_limit,
+    get_and_head,
     get_settings,
     page_links,
     parse_bbox,
@@ -57,21 +57,6 @@ LAYERS = {
 }
 _READ = problem_responses(400, 401, 403)
 _ONE = problem_responses(400, 401, 403, 404)
-_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
-
-
-def get_and_head(
-    path: str, *, on: APIRouter = router, **options: Any
-) -> Callable[[_Endpoint], _Endpoint]:
-    """Register a feature route for GET and HEAD (GIS clients probe with HEAD). HEAD is
-    left out of the API document: it shares GET's operation, and two methods under one
-    operation id would make the document invalid (FastAPI warns of duplicate ids)."""
-
-    def register(endpoint: _Endpoint) -> _Endpoint:
-        on.head(path, include_in_schema=False, **options)(endpoint)
-        return on.get(path, **options)(endpoint)
-
-    return register
 
 
 def _base(request: Request) -> str:
@@ -223,6 +208,7 @@ def _collection_page(
 
 
 @get_and_head(
+    router,
     "/collections/leads/items",
     summary="Leads as features",
     response_class=GeoJSONResponse,
@@ -256,6 +242,7 @@ async def lead_items(
 
 
 @get_and_head(
+    router,
     "/collections/leads/items/{lead_id}",
     summary="One lead as a feature",
     response_class=GeoJSONResponse,
@@ -320,6 +307,7 @@ def _vessel_page(
 
 
 @get_and_head(
+    router,
     "/collections/vessels/items",
     summary="Vessels at their latest positions",
     response_class=GeoJSONResponse,
@@ -344,6 +332,7 @@ async def vessel_items(
 
 
 @get_and_head(
+    router,
     "/collections/vessels/items/{mmsi}",
     summary="One vessel at its latest position",
     response_class=GeoJSONResponse,

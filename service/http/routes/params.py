@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
-from fastapi import Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from vigia.ingest.units import valid_lonlat
@@ -77,6 +78,21 @@ def _public_url(request: Request, **params: Any) -> str:
     )
     query = request.url.include_query_params(**params).query if params else request.url.query
     return public_href(request, path, query)
+
+
+_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
+
+
+def get_and_head(router: APIRouter, path: str, **options: Any) -> Callable[[_Endpoint], _Endpoint]:
+    """Register a feature route for GET and HEAD (GIS clients probe with HEAD). HEAD is
+    left out of the API document: it shares GET's operation, and two methods under one
+    operation id would make the document invalid (FastAPI warns of duplicate ids)."""
+
+    def register(endpoint: _Endpoint) -> _Endpoint:
+        router.head(path, include_in_schema=False, **options)(endpoint)
+        return router.get(path, **options)(endpoint)
+
+    return register
 
 
 def get_settings(request: Request) -> Settings:

@@ -22,7 +22,7 @@ from vigia.service.http.bodies import (
 )
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
-from vigia.service.http.routes.ogc import get_and_head, only_params
+from vigia.service.http.routes.ogc import only_params
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
@@ -30,6 +30,7 @@ from vigia.service.http.routes.params import (
     Offset,
     clamp_limit,
     feature_page,
+    get_and_head,
     get_settings,
     parse_bbox,
     parse_interval,
@@ -103,8 +104,8 @@ def _overlaps(zone: Zone, start: float | None, end: float | None) -> bool:
 
 
 @get_and_head(
+    router,
     "/collections/zones/items",
-    on=router,
     summary="List zones",
     response_class=GeoJSONResponse,
     responses={**_geojson_example(EXAMPLE_COLLECTION), **_READ_ERRORS},
@@ -137,8 +138,8 @@ def list_zone_items(
 
 
 @get_and_head(
+    router,
     "/collections/zones/items/{zone_id}",
-    on=router,
     summary="One zone",
     response_class=GeoJSONResponse,
     responses={**_geojson_example(EXAMPLE_FEATURE), **problem_responses(400, 401, 403, 404)},

@@ -157,7 +157,7 @@ export class BallastPanel {
     try {
       const res = await api("/ballast/audits", { method: "POST", body: { mmsi: Number(f.mmsi.value), exchanges: [ex] } });
       this.auditOut.replaceChildren();
-      const tb = table(t("audit.verdict"), ["i", "verdict", "reason"], res.exchanges.map((x, i) => ({ i: String(i + 1), verdict: t("verdict." + x.verdict), reason: (x.reasons || []).join("; ") || x.reason || x.note || "" })), ["#", t("audit.verdict"), t("d.reason")]);
+      const tb = table(t("audit.verdict"), ["i", "verdict", "reason"], res.exchanges.map((x, i) => ({ i: String(i + 1), verdict: t("verdict." + x.verdict), reason: x.reasons.join("; ") })), ["#", t("audit.verdict"), t("d.reason")]);
       // the verdict in words, and its code kept on the cell (colour is never the only signal)
       tb.querySelectorAll("td:nth-child(2)").forEach((td, i) => { td.className = "verdict-" + res.exchanges[i].verdict; td.dataset.verdict = res.exchanges[i].verdict; });
       const p = document.createElement("p"); p.textContent = `${res.leads.length} ${t("audit.leads")} · ${res.id}`;

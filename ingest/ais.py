@@ -6,6 +6,7 @@ Vigia's records and replaces "not available" and impossible values with None.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pyais import bit_vector
@@ -24,6 +25,10 @@ from vigia.ingest.units import lat_or_none, lon_or_none
 
 #: characters allowed in an armoured payload (ITU-R M.1371 / IEC 61162: '0'..'W', '`'..'w')
 PAYLOAD_CHARS = "".join(chr(c) for c in range(48, 88)) + "".join(chr(c) for c in range(96, 120))
+# pyais maps a character outside the alphabet to 0 without a word ("upstream validation
+# is expected"), so the payload is checked here; a compiled class search is the cheapest
+# check CPython offers (faster than str.strip with the alphabet or a set)
+_BAD_CHAR = re.compile(r"[^0-W`-w]")
 _ARMOR = {ch: (ord(ch) - 48 if ord(ch) < 88 else ord(ch) - 56) for ch in PAYLOAD_CHARS}
 
 #: message types that produce records, with the fewest bits that still carry the fields used
@@ -86,7 +91,7 @@ def decode_payload(
         if msg_id < 0:
             raise Undecodable("empty or invalid payload")
         raise UnsupportedType(msg_id)
-    if payload.strip(PAYLOAD_CHARS):
+    if _BAD_CHAR.search(payload) is not None:
         raise Undecodable("invalid payload character")
     nbits = len(payload) * 6 - fill
     if nbits < min_bits:

@@ -148,10 +148,17 @@ def test_worker_only_ingests_without_serving_and_stops_cleanly(
         # what it stored (an API process beside it would say 0)
         status, health = _get(f"http://127.0.0.1:{port}/healthz", None)
         assert status == 200 and health["worker_running"] is True
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
-            metrics = r.read().decode()
-        assert "vigia_worker_running 1.0" in metrics
-        stored = [ln for ln in metrics.splitlines() if ln.startswith("vigia_positions_stored")]
+        # the counters are saved as lines are decoded, the positions by the writer a
+        # moment later: under load the first scrape may precede the first commit
+        stored: list[str] = []
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+                metrics = r.read().decode()
+            assert "vigia_worker_running 1.0" in metrics
+            stored = [ln for ln in metrics.splitlines() if ln.startswith("vigia_positions_stored")]
+            if stored and float(stored[0].split()[-1]) > 0:
+                break
+            time.sleep(0.3)
         assert stored and float(stored[0].split()[-1]) > 0, stored
         with pytest.raises(urllib.error.HTTPError) as err:  # and no API routes
             urllib.request.urlopen(f"http://127.0.0.1:{port}/leads", timeout=10)

@@ -11,4 +11,9 @@ echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
 echo "== hadolint Dockerfile"; hadolint Dockerfile
 echo "== mypy --strict"; bash scripts/typecheck.sh
-echo "== pytest"; python -m pytest --durations=15 "$@"
+# Several workers (pytest-xdist), whole modules each (--dist loadscope: a module's servers
+# and browser start once): most of the suite's time is spent waiting on servers it
+# kills, stops and restarts, and workers overlap those waits. VIGIA_TEST_WORKERS=0 runs
+# in this one process.
+echo "== pytest"
+python -m pytest -n "${VIGIA_TEST_WORKERS:-4}" --dist loadscope --durations=15 "$@"

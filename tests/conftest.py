@@ -25,6 +25,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` run first (the sort keeps their order otherwise): with
+    several workers (scripts/test.sh), a long module that starts last ends the run last."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def regen_golden(request: pytest.FixtureRequest) -> bool:
     """Whether this run rewrites golden files (also VIGIA_REGEN_GOLDEN=1)."""

@@ -234,6 +234,22 @@ def test_bad_checksum_in_pyais_test_data_is_rejected() -> None:
     assert ing.counters.bad_checksum == 1
 
 
+def test_a_payload_character_outside_the_alphabet_is_undecodable() -> None:
+    # pyais turns such a character into 0 bits without a word; Vigia must refuse it, and
+    # accept every character of the alphabet ('0'..'W', '`'..'w')
+    good = "13aEOK?P00PD2wVMdLDRhgvL289?"
+    framing = set(",*!$\\")  # these would break the sentence apart, not the payload
+    for code in range(32, 127):
+        ch = chr(code)
+        if ch in framing:
+            continue
+        payload = good[:5] + ch + good[6:]
+        recs, ing = decode(sentence(f"AIVDM,1,1,,A,{payload},0"))
+        in_alphabet = "0" <= ch <= "W" or "`" <= ch <= "w"
+        assert (len(recs) == 1) is in_alphabet, (ch, recs)
+        assert ing.counters.undecodable == (0 if in_alphabet else 1), ch
+
+
 # --- helpers to build sentences for fields pyais's tests do not cover ---------------
 
 

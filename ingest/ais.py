@@ -28,7 +28,7 @@ PAYLOAD_CHARS = "".join(chr(c) for c in range(48, 88)) + "".join(chr(c) for c in
 # pyais maps a character outside the alphabet to 0 without a word ("upstream validation
 # is expected"), so the payload is checked here; a compiled class search is the cheapest
 # check CPython offers (faster than str.strip with the alphabet or a set)
-_BAD_CHAR = re.compile(r"[^0-W`-w]")
+_BAD_CHAR = re.compile(f"[^{re.escape(PAYLOAD_CHARS)}]")
 _ARMOR = {ch: (ord(ch) - 48 if ord(ch) < 88 else ord(ch) - 56) for ch in PAYLOAD_CHARS}
 
 #: message types that produce records, with the fewest bits that still carry the fields used

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vigia.alerts.procedure import regime_of
+from vigia.alerts.procedure.workflow import regime_of
 from vigia.alerts.rules import citation
 from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
 from vigia.zones.model import Zone
@@ -72,7 +72,7 @@ class Lead:
     status: str = "new"
     zone_version: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
-    #: what inspectors entered through the procedure (alerts/procedure.py); empty at first
+    #: what inspectors entered through the procedure (alerts/procedure/workflow.py); empty at first
     procedure: dict[str, Any] = field(default_factory=dict)
     due_on: str | None = None  # the soonest pending deadline, ISO date
     #: the inspector's silence it was raised in (stored and marked, never pushed)

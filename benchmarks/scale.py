@@ -90,7 +90,7 @@ def held(port: int) -> int:
 
 async def publish(bus: BusSettings, chunks: Iterable[list[Record]], rate: float | None) -> float:
     """Publish (at ``rate`` records/s if given); returns the achieved records/s."""
-    from vigia.service.runtime.bus_publisher import BusPublisher, connect, ensure_streams
+    from vigia.service.runtime.bus.publisher import BusPublisher, connect, ensure_streams
 
     nc = await connect(bus, "bench-publisher")
     js = nc.jetstream()

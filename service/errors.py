@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vigia.alerts.procedure import ProcedureConflictError, ProcedureDataError
+from vigia.alerts.procedure.workflow import ProcedureConflictError, ProcedureDataError
 from vigia.ingest.errors import InputFormatError, VigiaError
 from vigia.zones.model import ZoneError
 

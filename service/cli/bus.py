@@ -86,8 +86,8 @@ def run_ingest(args: argparse.Namespace) -> int:
 
     from vigia.ingest.sources import FileSource
     from vigia.service.http.probe import ProbeServer
-    from vigia.service.runtime.bus_ingest import BusIngest
-    from vigia.service.runtime.bus_publisher import process_name
+    from vigia.service.runtime.bus.ingest import BusIngest
+    from vigia.service.runtime.bus.publisher import process_name
     from vigia.service.runtime.feeds import LineSource, sources_from_settings
 
     settings = _setup(args)
@@ -115,8 +115,8 @@ def run_ingest(args: argparse.Namespace) -> int:
 def run_evaluate(args: argparse.Namespace) -> int:
     """Hold partitions until SIGTERM/SIGINT, then hand them back checkpointed."""
     from vigia.service.http.probe import ProbeServer
-    from vigia.service.runtime.bus_publisher import process_name
-    from vigia.service.runtime.bus_worker import EvalWorker
+    from vigia.service.runtime.bus.publisher import process_name
+    from vigia.service.runtime.bus.worker import EvalWorker
 
     settings = _setup(args)
     name = args.name or process_name("evaluate")

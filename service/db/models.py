@@ -161,7 +161,7 @@ class LeadRow(Base):
     status: Mapped[str] = mapped_column(Text)
     details: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[float] = mapped_column(Float)
-    # the administrative procedure (alerts/procedure.py); the pipeline never writes these
+    # the administrative procedure (alerts/procedure/workflow.py); the pipeline never writes these
     procedure: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     due_on: Mapped[str | None] = mapped_column(Text)  # soonest pending deadline, ISO date
     infraction_on: Mapped[str | None] = mapped_column(Text)  # the Auto's date, ISO date

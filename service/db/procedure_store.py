@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
-from vigia.alerts.deadlines import STATES, soonest
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure import Actor, Move, ProcedureConflictError, apply_move
-from vigia.alerts.procedure_deadlines import check_dates, compute_deadlines
+from vigia.alerts.procedure.calendars import STATES, soonest
+from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
+from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError, apply_move
 from vigia.ingest.records import iso_utc
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.models import LeadHistoryRow, LeadRow

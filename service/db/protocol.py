@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.model import Zone
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import events as ev
 from vigia.service.db import positions as pos

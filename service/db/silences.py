@@ -13,8 +13,8 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.routing import route
-from vigia.alerts.silencing import Silence, WatchEntry, breaches, silence_for
+from vigia.alerts.procedure.routing import route
+from vigia.alerts.procedure.silencing import Silence, WatchEntry, breaches, silence_for
 from vigia.ingest.records import Position
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.models import SilenceRow, Vessel, WatchRow

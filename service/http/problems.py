@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from vigia.alerts.procedure import ProcedureConflictError
+from vigia.alerts.procedure.workflow import ProcedureConflictError
 from vigia.ingest.errors import VigiaError
 from vigia.service.errors import StoreUnavailableError, status_for
 from vigia.zones.model import ZoneError

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
-from vigia.alerts.ballast_audit import AuditConfig, AuditResult, audit
-from vigia.alerts.ballast_declaration import (
+from vigia.alerts.ballast.audit import AuditConfig, AuditResult, audit
+from vigia.alerts.ballast.declaration import (
     MAX_VOLUME_M3,
     Declaration,
     DeclaredExchange,

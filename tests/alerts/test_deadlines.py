@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vigia.alerts.deadlines import (
+from vigia.alerts.procedure.calendars import (
     SeatCalendar,
     add_consecutive_days,
     add_working_days,
     months_before,
 )
-from vigia.alerts.procedure import (
+from vigia.alerts.procedure.workflow import (
     Move,
     ProcedureConflictError,
     ProcedureDataError,

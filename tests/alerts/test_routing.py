@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vigia.alerts.routing import destination_port
+from vigia.alerts.procedure.routing import destination_port
 
 
 def test_destination_port_forms() -> None:

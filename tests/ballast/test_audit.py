@@ -9,14 +9,14 @@ import pytest
 import shapely
 from pyproj import Geod
 
-from vigia.alerts.ballast_audit import AuditConfig, audit
-from vigia.alerts.ballast_declaration import (
+from vigia.alerts.ballast.audit import AuditConfig, audit
+from vigia.alerts.ballast.declaration import (
     AuditInputError,
     Declaration,
     DeclaredExchange,
     DeclaredPoint,
 )
-from vigia.alerts.ballast_screening import screen_arrivals, screen_voyage
+from vigia.alerts.ballast.screening import screen_arrivals, screen_voyage
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.ballast import BallastAssessor
 from vigia.zones.model import Zone, ZoneKind

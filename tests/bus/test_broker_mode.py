@@ -20,7 +20,7 @@ from vigia.ingest.sources import FileSource
 from vigia.service.db.protocol import LeadQuery, Repository
 from vigia.service.db.store import open_repository
 from vigia.service.http.app import Runtime
-from vigia.service.runtime.bus_codec import Subjects
+from vigia.service.runtime.bus.codec import Subjects
 from vigia.service.runtime.worker import IngestWorker
 from vigia.service.settings import BusSettings, IngestSettings, Settings
 

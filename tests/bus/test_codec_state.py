@@ -14,8 +14,8 @@ from tests.support.bus_rig import batches, demo_records, reference_leads
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Position, StaticData
 from vigia.ingest.registry import VesselRegistry
-from vigia.service.runtime import bus_state
-from vigia.service.runtime.bus_codec import decode, encode, partition_of, split
+from vigia.service.runtime.bus import state as bus_state
+from vigia.service.runtime.bus.codec import decode, encode, partition_of, split
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
 

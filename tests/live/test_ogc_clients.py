@@ -13,7 +13,7 @@ import pytest
 
 from tests.live.service import ADMIN_KEY, Service
 from tests.storage.builders import T0, lead, pos
-from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import VesselInfo
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository

@@ -9,7 +9,7 @@ import threading
 from tests.storage.builders import T0, lead
 from tests.storage.conftest import repo  # noqa: F401  (the fixture)
 from vigia.alerts.lead import EvidencePoint
-from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.service.db.repository import SqlRepository
 
 INSPECTOR = Actor("test-inspector", "inspector")

@@ -14,7 +14,7 @@ import pytest
 from tests.live.receiver import Receiver
 from tests.live.service import Service
 from tests.storage.builders import lead
-from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 

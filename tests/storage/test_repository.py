@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from tests.storage.builders import T0, lead, pos
 from vigia.alerts.lead import EvidencePoint
-from vigia.alerts.procedure import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import VesselInfo
 from vigia.service.db.admin_store import AUDIT_RETENTION_S
 from vigia.service.db.engine import alembic_config

@@ -28,7 +28,7 @@ from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import Position, Record, StaticData
 from vigia.ingest.sources import FileSource
-from vigia.service.runtime.bus_codec import Subjects
+from vigia.service.runtime.bus.codec import Subjects
 from vigia.service.settings import BusSettings
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
@@ -217,7 +217,7 @@ async def publish(
     at: dict[int, Any] | None = None,
 ) -> None:
     """Publish batches (``rate`` records/s when given); ``at[i]`` runs before batch i."""
-    from vigia.service.runtime.bus_publisher import BusPublisher, connect, ensure_streams
+    from vigia.service.runtime.bus.publisher import BusPublisher, connect, ensure_streams
 
     nc = await connect(bus, "test-publisher")
     js = nc.jetstream()

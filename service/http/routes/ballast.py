@@ -9,7 +9,7 @@ import numpy as np
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from vigia.alerts.ballast_screening import screen_arrivals, screen_voyage
+from vigia.alerts.ballast.screening import screen_arrivals, screen_voyage
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import NotFoundError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from vigia.alerts.ballast_screening import PORT_KINDS, screen_arrivals_between
+from vigia.alerts.ballast.screening import PORT_KINDS, screen_arrivals_between
 from vigia.ingest.records import flag_mid, iso_utc
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import RequestInvalidError

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path
 from fastapi.responses import Response
 
-from vigia.alerts.documents import draft
-from vigia.alerts.procedure import ProcedureConflictError
+from vigia.alerts.procedure.documents import draft
+from vigia.alerts.procedure.workflow import ProcedureConflictError
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses

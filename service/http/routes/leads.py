@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure import STATES
+from vigia.alerts.procedure.workflow import STATES
 from vigia.alerts.rules import CITATIONS
 from vigia.ingest.records import iso_utc
 from vigia.service.db.protocol import ApiKeyRecord, LeadQuery, Repository

@@ -1,7 +1,7 @@
 """The procedure a lead starts: PATCH /leads/{id} moves it, with the data each step needs.
 
 The body shapes are checked here; whether the move is allowed and what it needs is the
-state machine's (alerts/procedure.py), and the store writes the change and its history
+state machine's (alerts/procedure/workflow.py), and the store writes the change and its history
 row together (``Repository.move_lead``).
 """
 
@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Depends, Path
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from vigia.alerts.deadlines import STATES, SeatCalendar
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure import REGIMES, RESPONSIBLE_ROLES, Actor, Move, regime_of
-from vigia.alerts.procedure import STATES as LEAD_STATES
-from vigia.alerts.procedure_deadlines import compute_deadlines, repeat_offence
+from vigia.alerts.procedure.calendars import STATES, SeatCalendar
+from vigia.alerts.procedure.deadlines import compute_deadlines, repeat_offence
+from vigia.alerts.procedure.workflow import REGIMES, RESPONSIBLE_ROLES, Actor, Move, regime_of
+from vigia.alerts.procedure.workflow import STATES as LEAD_STATES
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.errors import NotFoundError
 from vigia.service.http.deps import get_repository, require_role

@@ -18,7 +18,7 @@ from typing import Any
 
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import RawLine, Record
-from vigia.service.runtime.bus_publisher import BusPublisher, connect, ensure_streams
+from vigia.service.runtime.bus.publisher import BusPublisher, connect, ensure_streams
 from vigia.service.runtime.feeds import LineSource
 from vigia.service.settings import BusSettings
 

@@ -1,7 +1,7 @@
 """Audits of declared ballast-water exchanges against AIS (NORMAM-20 2.1 and 2.3.1).
 
-The declaration and its validation live in :mod:`ballast_declaration`, applicability in
-:mod:`ballast_applicability`; this module judges each exchange (:class:`ExchangeVerdict`)
+The declaration and its validation live in :mod:`declaration`, applicability in
+:mod:`applicability`; this module judges each exchange (:class:`ExchangeVerdict`)
 and assembles the audit document. The clock is the caller's (``now``).
 
 For each declared exchange: whether the AIS track puts the ship at the declared
@@ -21,9 +21,9 @@ from typing import Any, Literal
 import numpy as np
 from pyproj import Geod
 
-from vigia.alerts.ballast_applicability import AJB_BOX, applicability
-from vigia.alerts.ballast_declaration import Declaration, DeclaredExchange, DeclaredPoint
-from vigia.alerts.ballast_screening import AssessedTrack, WaterWindow, assess_track
+from vigia.alerts.ballast.applicability import AJB_BOX, applicability
+from vigia.alerts.ballast.declaration import Declaration, DeclaredExchange, DeclaredPoint
+from vigia.alerts.ballast.screening import AssessedTrack, WaterWindow, assess_track
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, VesselInfo, iso_utc
 from vigia.ingest.units import M_PER_NM

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from vigia.alerts.ballast_declaration import Declaration
-from vigia.alerts.ballast_screening import AssessedTrack
+from vigia.alerts.ballast.declaration import Declaration
+from vigia.alerts.ballast.screening import AssessedTrack
 from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
 
 # Brazilian jurisdictional waters, approximated as within 200 nm of land inside this box

@@ -24,7 +24,7 @@ from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 
 from vigia.ingest.records import Record
-from vigia.service.runtime.bus_codec import Subjects, encode, split
+from vigia.service.runtime.bus.codec import Subjects, encode, split
 from vigia.service.settings import BusSettings
 
 log = logging.getLogger("vigia.bus")

@@ -17,9 +17,9 @@ from typing import Any
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from vigia.alerts.docmap import draw_evidence_map
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure import LESTA, regime_of
+from vigia.alerts.procedure.docmap import draw_evidence_map
+from vigia.alerts.procedure.workflow import LESTA, regime_of
 from vigia.zones.model import Zone
 
 BLANK = "_" * 28

@@ -20,14 +20,14 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from typing import Any
 
-from vigia.alerts.deadlines import (
+from vigia.alerts.procedure.calendars import (
     Deadline,
     SeatCalendar,
     add_consecutive_days,
     add_working_days,
     months_before,
 )
-from vigia.alerts.procedure import LESTA, ProcedureDataError, regime_of
+from vigia.alerts.procedure.workflow import LESTA, ProcedureDataError, regime_of
 
 N07 = "NORMAM-07/DPC"
 

@@ -39,8 +39,8 @@ from vigia.alerts.handover import closed_by_edit as close_for_edit
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, StaticData, VesselInfo
 from vigia.service.db.protocol import Repository
-from vigia.service.runtime import bus_state
-from vigia.service.runtime.bus_codec import Subjects, decode
+from vigia.service.runtime.bus import state as bus_state
+from vigia.service.runtime.bus.codec import Subjects, decode
 from vigia.service.settings import BusSettings
 from vigia.zones.evaluate import ZoneIndex
 

@@ -10,7 +10,7 @@ Who holds what is settled through two JetStream key-value buckets with a TTL:
   the lease; a killed one's lease lapses after the TTL.
 
 A partition's state is in a third bucket, so the next holder carries on with the same
-open episodes (see bus_partition.py for the commit order that makes that exact).
+open episodes (see partition.py for the commit order that makes that exact).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.registry import VesselRegistry
 from vigia.service.db.protocol import Repository
-from vigia.service.runtime import bus_state
-from vigia.service.runtime.bus_codec import Subjects
-from vigia.service.runtime.bus_partition import HeldPartition, PartitionLost
-from vigia.service.runtime.bus_publisher import connect, ensure_streams
+from vigia.service.runtime.bus import state as bus_state
+from vigia.service.runtime.bus.codec import Subjects
+from vigia.service.runtime.bus.partition import HeldPartition, PartitionLost
+from vigia.service.runtime.bus.publisher import connect, ensure_streams
 from vigia.service.settings import BusSettings
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import Zone

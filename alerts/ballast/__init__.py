@@ -1,0 +1,1 @@
+"""NORMAM-20 ballast water: declarations, applicability, voyage screening and audits."""

@@ -1,0 +1,1 @@
+"""Broker mode: ingest publishes to JetStream, evaluation workers hold partitions."""

@@ -44,6 +44,8 @@ B_DOCS = "tests/api/test_boundaries_documents.py"
 # an existing test whose expected values are hand-computed (24 h = 12,000 m3 x 2 / 1,000)
 ATON = "tests/alerts/test_aton_damage.py"
 SART = "tests/alerts/test_sar_distress.py::test_sart_in_test_mode_raises_nothing"
+# hand-worked working days across Carnival (Mon 16 / Tue 17 Feb 2026)
+HOLIDAYS = "tests/alerts/test_deadlines.py::test_working_days_by_hand"
 AUDIT_B = "tests/ballast/test_audit.py::test_exchange_under_b_while_a_was_available"
 
 
@@ -266,6 +268,46 @@ MUTATIONS: tuple[Mutation, ...] = (
         "if self.kind is ZoneKind.JURISDICTION and distance_m <= 500.0:",
         (B_ZONES,),
         "a lead routed to a Capitania it lies outside of",
+    ),
+    M(
+        "valid-from-a-day-early",
+        "zones/model.py",
+        "t < self.valid_from.timestamp()",
+        "t < self.valid_from.timestamp() - 86400",
+        (B_ZONES,),
+        "zone in force a day early",
+    ),
+    M(
+        "recurrence-months-ignored",
+        "zones/recurrence.py",
+        "if months is not None and local.month not in months:",
+        "if False:",
+        (B_ZONES,),
+        "a summer-only zone in force all year",
+    ),
+    M(
+        "recurrence-weekdays-ignored",
+        "zones/recurrence.py",
+        "if weekdays is not None and local.isoweekday() not in weekdays:",
+        "if False:",
+        (B_ZONES,),
+        "a weekend-only zone in force every day",
+    ),
+    M(
+        "nautical-mile-1850",
+        "ingest/units.py",
+        "M_PER_NM = 1852.0",
+        "M_PER_NM = 1850.0",
+        (B_BALLAST,),
+        "the nautical mile two metres short",
+    ),
+    M(
+        "pipeline-margin-0",
+        "alerts/pipeline.py",
+        "margin_m=self.config.hold_m)",
+        "margin_m=0.0)",
+        (B_RULES,),
+        "fixes just beyond the rule distance never seen",
     ),
     # -- the rules' judgement ---------------------------------------------------------
     M(
@@ -643,6 +685,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "REPEAT_WINDOW_MONTHS = 24",
         (B_PROC,),
         "NORMAM-20 1.5.3 b) 36 months",
+    ),
+    M(
+        "carnival-working",
+        "alerts/procedure/calendars.py",
+        "days.update(d for d, name in optional.items() if name in _FEDERAL_CLOSED_OPTIONAL)",
+        "pass",
+        (HOLIDAYS,),
+        "federal offices open on Carnival",
+    ),
+    M(
+        "documents-for-viewers",
+        "service/http/routes/documents.py",
+        'inspector = require_role("inspector")',
+        'inspector = require_role("viewer")',
+        (B_DOCS,),
+        "a viewer drafts an Auto",
     ),
     M(
         "documents-authority-dropped",

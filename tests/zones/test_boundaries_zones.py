@@ -141,3 +141,15 @@ def test_jurisdiction_routes_only_positions_inside_it(tmp_path: Path) -> None:
     assert zone.authority_at(0.0) == "CPRJ"
     assert zone.authority_at(1.0) is None
     assert zone.authority_at(100.0) is None
+
+
+def test_recurring_months_and_weekdays() -> None:
+    summer_weekends = {"months": [12, 1, 2, 3], "weekdays": [6, 7]}
+    # Sat 17 Jan 2026, noon local (15:00 UTC): in force; Fri 16 Jan: not (a weekday)
+    assert matches(summer_weekends, dt.datetime(2026, 1, 17, 15, tzinfo=dt.UTC).timestamp())
+    assert not matches(summer_weekends, dt.datetime(2026, 1, 16, 15, tzinfo=dt.UTC).timestamp())
+    # Sat 18 Jul 2026: a weekend, but winter
+    assert not matches(summer_weekends, dt.datetime(2026, 7, 18, 15, tzinfo=dt.UTC).timestamp())
+    # Sun 1 Mar 2026, 01:00 local is 04:00 UTC; 23:30 local on Tue 31 Mar is Wed 1 Apr UTC
+    assert matches(summer_weekends, dt.datetime(2026, 3, 1, 4, tzinfo=dt.UTC).timestamp())
+    assert matches({"months": [3]}, dt.datetime(2026, 4, 1, 2, 30, tzinfo=dt.UTC).timestamp())

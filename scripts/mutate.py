@@ -41,6 +41,7 @@ B_PROC = "tests/alerts/test_boundaries_procedure.py"
 B_INGEST = "tests/ingest/test_boundaries_ingest.py"
 B_ZONES = "tests/zones/test_boundaries_zones.py"
 B_DOCS = "tests/api/test_boundaries_documents.py"
+B_BUS = "tests/bus/test_boundaries_broker_leads.py"  # real nats-server and PostGIS, ~20 s
 # an existing test whose expected values are hand-computed (24 h = 12,000 m3 x 2 / 1,000)
 ATON = "tests/alerts/test_aton_damage.py"
 SART = "tests/alerts/test_sar_distress.py::test_sart_in_test_mode_raises_nothing"
@@ -572,6 +573,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "MS_PER_KN = M_PER_NM / 1000.0",
         (B_RULES, B_INGEST),
         "knots taken as km/h",
+    ),
+    M(
+        "bus-drops-leads-closed-in-a-batch",
+        "service/runtime/bus/partition.py",
+        "leads = pipeline.process(records)\n",
+        "leads = pipeline.process(records)[:0]\n",
+        (B_BUS,),
+        "broker mode loses the leads a batch closes",
     ),
     # -- the procedure (NORMAM-07 0306, 0404) -------------------------------------------
     M(

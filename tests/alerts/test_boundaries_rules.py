@@ -1,12 +1,14 @@
 """Both sides of every boundary of the rules' judgement, with the shipped defaults.
 
 Nothing here builds its own policy: the pipeline runs with ``EpisodeConfig()`` as
-shipped, and the expected values are the figures of RULES.md and NORMAM-07 written out
-(3 kn and 30 degrees for 0211 b) 3); 100 m sail and 200 m motor bands; 500 m around a
-platform with the 100 m installation radius and 100 m length; a 50 m, 600 s hysteresis;
-60 kn glitches; 0.5 kn stopped, 300 s anchored, a stale "at anchor" status ignored above
-2 kn). Positions are placed with geodesic forward computations (pyproj, independent of
-the zone frames), so a distance written here is the distance the vessel is at.
+shipped, and the expected values are figures written out from outside the code: the law
+(RULES.md, NORMAM-07: 100 m sail and 200 m motor bands, 0211 b) 3) at 3 kn or less, 500 m
+around a platform) and the documented defaults (docs/leads.md "Defaults": 30 degrees of
+course, +1 kn made good, the 100 m installation radius and length, 0.5 kn stopped and a
+stale status ignored above 2 kn; the episode tolerances: a 50 m / 600 s hysteresis, 60 kn
+glitches, anchored after 300 s). Positions are placed with geodesic forward computations
+(pyproj, independent of the zone frames), so a distance written here is the distance the
+vessel is at.
 """
 
 from __future__ import annotations

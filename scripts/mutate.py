@@ -12,6 +12,7 @@ updating; a stale mutation is not counted as killed), restores the file, and goe
     python scripts/mutate.py --only NAME     # one (or several, repeat --only) by name
     python scripts/mutate.py --list          # names, files and tests, nothing run
     python scripts/mutate.py --baseline      # first run each test list unmutated
+    python scripts/mutate.py --only NAME --tests tests/x.py   # other tests against it
 
 The copy imports as ``vigia.*`` through a ``vigia/`` folder of links put first on
 ``PYTHONPATH`` (the editable install's finder comes after the standard path finder), and
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -772,10 +773,10 @@ def _pytest(wt: Path, tests: tuple[str, ...], timeout: float) -> tuple[str, floa
 
 def _apply(text: str, m: Mutation) -> str | None:
     """The mutated text, or None when a fragment is missing or ambiguous (stale)."""
-    for find, replace in ((m.find, m.replace), *m.also):
+    for find, new in ((m.find, m.replace), *m.also):
         if text.count(find) != 1:
             return None
-        text = text.replace(find, replace)
+        text = text.replace(find, new)
     return text
 
 
@@ -786,8 +787,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the mutations and exit")
     ap.add_argument("--baseline", action="store_true", help="run each test list unmutated first")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per test run")
+    ap.add_argument(
+        "--tests",
+        nargs="+",
+        default=None,
+        help="run these pytest arguments for every chosen mutation instead of its own list "
+        "(e.g. to see which older tests catch it)",
+    )
     args = ap.parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only]
+    if args.tests:
+        chosen = [replace(m, tests=tuple(args.tests)) for m in chosen]
     unknown = set(args.only) - {m.name for m in MUTATIONS}
     if unknown:
         ap.error(f"unknown mutation(s): {', '.join(sorted(unknown))}")

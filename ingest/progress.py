@@ -6,8 +6,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
-from tqdm import tqdm
-
 T = TypeVar("T")
 
 
@@ -16,6 +14,10 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "")
     if not sys.stderr.isatty():
         yield from iterable
         return
+    # imported here: tqdm costs a tenth of a second of every start, and a piped run
+    # (the usual case) never draws a bar
+    from tqdm import tqdm
+
     yield from tqdm(
         iterable, total=total, desc=desc or None, unit=" lines", file=sys.stderr, mininterval=0.5
     )

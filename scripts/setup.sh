@@ -8,13 +8,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export UV_PYTHON_DOWNLOADS=never  # use the machine's Python; never fetch one
 
+# apt-get that waits for another apt or dpkg process (an unattended upgrade, a second
+# setup) instead of failing: dpkg's lock through apt's own timeout, the lists' lock
+# (apt-get update) by retrying while apt says it could not get a lock
+apt_get() {
+  local err
+  for _ in $(seq 1 60); do
+    if err=$(apt-get -o DPkg::Lock::Timeout=600 "$@" 2>&1 >/dev/null); then return 0; fi
+    case "$err" in
+      *"Could not get lock"*|*"Unable to acquire"*|*"is another process using it"*) sleep 10 ;;
+      *) echo "$err" >&2; return 1 ;;
+    esac
+  done
+  echo "$err" >&2; return 1
+}
+
 python3 -m uv --version >/dev/null 2>&1 || python3 -m pip install -q "uv==0.13.9"
 
 # gpsd: the ingest tests start a private daemon to check the gpsd:// feed against it
 if ! command -v gpsd >/dev/null 2>&1 && [ ! -x /usr/sbin/gpsd ]; then
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends gpsd >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends gpsd >/dev/null
   # the tests start their own daemon; the packaged service must not hold port 2947
   systemctl disable --now gpsd.socket gpsd.service >/dev/null 2>&1 || true
 fi
@@ -23,24 +38,24 @@ python3 -m uv sync --locked --extra dev
 # pdftoppm/pdftotext: the document tests turn the drafted PDFs into images and text
 if ! command -v pdftoppm >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq poppler-utils >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq poppler-utils >/dev/null
 fi
 
 # the dashboard's browser tests drive Debian's chromium through Playwright (never a
 # browser downloaded by `playwright install`, which cannot be fetched here)
 if ! command -v chromium >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq chromium >/dev/null
+  apt_get update -qq
+  apt_get install -y -qq chromium >/dev/null
 fi
 
 PGVER=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)
 if [ -n "${PGVER}" ]; then
   if [ ! -f "/usr/share/postgresql/${PGVER}/extension/postgis.control" ]; then
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "postgresql-${PGVER}-postgis-3" >/dev/null
+    apt_get update -qq
+    apt_get install -y -qq "postgresql-${PGVER}-postgis-3" >/dev/null
   fi
   if ! pg_isready -q -h 127.0.0.1 -p 5432; then
     pg_ctlcluster --skip-systemctl-redirect "${PGVER}" main start || true
@@ -59,8 +74,8 @@ fi
 if ! (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then
   if ! command -v nats-server >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq nats-server >/dev/null
+    apt_get update -qq
+    apt_get install -y -qq nats-server >/dev/null
   fi
   NATS_DIR=${VIGIA_NATS_DIR:-/var/lib/vigia-nats}
   mkdir -p "${NATS_DIR}"

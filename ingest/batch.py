@@ -1,0 +1,302 @@
+"""The batch decoder: a whole read of lines framed and decoded in columns.
+
+:class:`BatchIngestor` is an :class:`~vigia.ingest.decoder.Ingestor` that takes lines a
+block at a time. The block is framed with numpy (:mod:`vigia.ingest.batch_frame`); the
+plain single-sentence reports of the covered types (1, 2, 3, 5, 18, 19, 24, 27) are
+decoded as columns (:mod:`vigia.ingest.batch_fields`) straight into records. Every other
+line goes through the per-line path unchanged, in its place in the stream, and the
+multi-sentence messages it completes (type 5 above all) are decoded in columns too, at
+the end of the block. The per-line state (times of untimed messages, duplicate reads,
+``$PGHP`` headers, reassembly and its timeouts) is walked line by line in the original
+order, so the records, their order and every counter are those of :meth:`Ingestor.feed`
+line after line (the suite checks it on every fixture and on fuzzed input).
+
+Static reports reach the registry in record order. :meth:`feed_batch` applies them when
+the block is done; :meth:`feed_blocks`, which yields lazily, applies those of each line
+just before yielding that line's first record, as the per-line path does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from vigia.ingest.ais import _BAD_CHAR, MIN_BITS, Undecodable, UnsupportedType, decode_payload
+from vigia.ingest.ais import message_type as _message_type
+from vigia.ingest.batch_fields import COLUMN_TYPES, decode_columns
+from vigia.ingest.batch_frame import (
+    MAX_PAYLOAD,
+    frame,
+    payload_buffer,
+    sixbit_matrix,
+)
+from vigia.ingest.decoder import _EXPIRE_MASK, _RX_STEP, _TAG_CACHE, Ingestor
+from vigia.ingest.nmea import TagBlock, TagBlockError, parse_tag_block
+from vigia.ingest.records import Position, RawLine, Record, StaticData
+
+
+class _Slot:
+    """Stands in the output for a multi-sentence message decoded at the end of the block."""
+
+    __slots__ = ("n", "second")
+
+    def __init__(self, n: int, second: bool) -> None:
+        self.n = n
+        self.second = second
+
+
+Deferred = tuple[str, int, float, str, tuple[str, ...], "dict[str, float] | None"]
+
+
+class BatchIngestor(Ingestor):
+    """An :class:`Ingestor` fed a block of lines at a time (see the module's docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deferred: list[Deferred] | None = None  # set while a block is fed
+
+    def feed_batch(self, lines: list[RawLine]) -> list[Record]:
+        """Ingest a block of lines; the records they complete, in order."""
+        out, spans = self._block(lines)
+        update = self.registry.update
+        for s, e in spans:
+            for r in out[s:e]:
+                if type(r) is StaticData:
+                    update(r)
+        return out
+
+    def feed_blocks(self, blocks: Iterable[list[RawLine]]) -> Iterator[Record]:
+        """Ingest blocks as they come, yielding records as messages complete."""
+        update = self.registry.update
+        for lines in blocks:
+            out, spans = self._block(lines)
+            at = 0
+            for s, e in spans:
+                statics = [r for r in out[s:e] if type(r) is StaticData]
+                if statics:
+                    yield from out[at:s]
+                    at = s
+                    for r in statics:
+                        update(r)  # type: ignore[arg-type]
+            yield from out[at:]
+
+    def _block(self, lines: list[RawLine]) -> tuple[list[Record], list[tuple[int, int]]]:
+        """Records of a block, and the (start, end) in them of every line's records that
+        may hold a static report."""
+        texts = [ln.text for ln in lines]
+        fr = frame(texts, self.max_line_chars)
+        n = len(lines)
+        col = np.full(n, -1, dtype=np.int64)
+        first: list[Any] = []
+        second: list[Any] = []
+        tag_end: list[int] = []
+        pay_start: list[int] = []
+        pay_end: list[int] = []
+        if fr is not None:
+            col[fr.rows] = np.arange(len(fr.rows))
+            sixbit = sixbit_matrix(fr.buf, fr.line_start + fr.pay_start, fr.pay_len)
+            first, second = decode_columns(sixbit, fr.pay_len * 6 - fr.fill, fr.msg_type)
+            tag_end = fr.tag_end.tolist()
+            pay_start = fr.pay_start.tolist()
+            pay_end = (fr.pay_start + fr.pay_len).tolist()
+        out: list[Any] = []
+        spans: list[tuple[int, int]] = []
+        slots: list[int] = []
+        self._deferred = deferred = []
+        try:
+            cols = (first, second, tag_end, pay_start, pay_end)
+            self._walk(lines, col.tolist(), cols, out, spans, slots)
+        finally:
+            self._deferred = None
+        if deferred:
+            self._fill(deferred, out, slots)
+        return out, spans
+
+    def _walk(
+        self,
+        lines: list[RawLine],
+        which: list[int],
+        cols: tuple[list[Any], list[Any], list[int], list[int], list[int]],
+        out: list[Any],
+        spans: list[tuple[int, int]],
+        slots: list[int],
+    ) -> None:
+        """The lines in order: per-line state, and the records of the framed ones."""
+        c = self.counters
+        feed = self._feed
+        tags = self._tags
+        reasm = self._reasm
+        first, second, tag_end, pay_start, pay_end = cols
+        max_ahead = self.max_ahead_s
+        max_behind = self.max_behind_s
+        for ln, j in zip(lines, which, strict=True):
+            text = ln.text
+            if j >= 0:
+                te = tag_end[j]
+                tag: TagBlock | None = None
+                if te:
+                    tt = text[1:te]
+                    tag = tags.get(tt)
+                    if tag is None:
+                        try:
+                            tag = parse_tag_block(tt)
+                        except TagBlockError:
+                            j = -1  # counted by the per-line path
+                        else:
+                            if len(tags) >= _TAG_CACHE:
+                                tags.clear()
+                            tags[tt] = tag
+                    if tag is not None and tag.group_total > 1:
+                        j = -1  # a tag-block group: reassembled per line
+            if j < 0:
+                recs = feed(text, ln.received_at, ln.source, ln.peer)
+                if recs:
+                    self._take(recs, out, spans, slots)
+                continue
+            c.lines += 1
+            c.sentences += 1
+            rx = ln.received_at
+            source = ln.source
+            t: float | None = None
+            station: str | None = None
+            if tag is not None:
+                t = tag.time
+                station = tag.station
+            if t is None and self._header:
+                t = self._header.pop((source, ln.peer), None)
+            if t is not None:
+                if t > rx + max_ahead:
+                    c.time_ahead += 1
+                    t = rx
+                elif (
+                    max_behind is not None
+                    and t < rx - max_behind
+                    and source not in self.historical_sources
+                ):
+                    c.time_stale += 1
+                    continue
+            mark = len(out)
+            if not c.lines & _EXPIRE_MASK and reasm.pending:
+                salvaged = self._expire(rx, t)
+                if salvaged:
+                    self._take(salvaged, out, None, slots)
+            if t is None:
+                c.untimed += 1
+                dups = self._dups
+                if rx != self._dups_read:
+                    dups.clear()
+                    self._dups_read = rx
+                payload = text[pay_start[j] : pay_end[j]]
+                t = dups.get(payload)
+                if t is None:
+                    t = rx
+                    if t <= self._last_rx:
+                        t = self._last_rx + _RX_STEP
+                    self._last_rx = t
+                    if len(dups) >= _TAG_CACHE:
+                        dups.clear()
+                    dups[payload] = t
+            c.messages += 1
+            r = first[j]
+            if r is None:  # a valid type that makes no record
+                c.unsupported_type += 1
+                continue
+            c.decoded_lines += 1
+            src = station or source
+            raw = (text,)
+            r.t = t
+            r.source = src
+            r.raw = raw
+            r2 = second[j]
+            if type(r) is StaticData or r2 is not None or mark != len(out):
+                spans.append((mark, len(out) + 2))  # one registry step, as one feed() is
+            out.append(r)
+            if r2 is None:
+                c.records += 1
+            else:
+                c.records += 2
+                r2.t = t
+                r2.source = src
+                r2.raw = raw
+                out.append(r2)
+
+    @staticmethod
+    def _take(
+        recs: list[Any], out: list[Any], spans: list[tuple[int, int]] | None, slots: list[int]
+    ) -> None:
+        at = len(out)
+        out.extend(recs)
+        if spans is not None:
+            spans.append((at, len(out)))
+        for i, r in enumerate(recs):
+            if type(r) is _Slot:
+                slots.append(at + i)
+
+    def _fill(self, deferred: list[Deferred], out: list[Any], slots: list[int]) -> None:
+        """Decode the multi-sentence messages of the block and put their records in place."""
+        buf, starts, lengths = payload_buffer([d[0] for d in deferred])
+        fills = np.fromiter((d[1] for d in deferred), dtype=np.int64, count=len(deferred))
+        sixbit = sixbit_matrix(buf, starts, lengths)
+        mtype = sixbit[:, 0].astype(np.int64)
+        first, second = decode_columns(sixbit, lengths * 6 - fills, mtype)
+        for i in slots:
+            slot = out[i]
+            _, _, t, source, raw, extras = deferred[slot.n]
+            r = second[slot.n] if slot.second else first[slot.n]
+            r.t = t
+            r.source = source
+            r.raw = raw
+            if extras and type(r) is Position:
+                r.extras = extras
+            out[i] = r
+
+    def _decode(
+        self,
+        payload: str,
+        fill: int,
+        t: float,
+        source: str,
+        raw: tuple[str, ...],
+        nlines: int,
+        extras: dict[str, float] | None = None,
+    ) -> list[Record] | None:
+        deferred = self._deferred
+        if deferred is None:
+            return super()._decode(payload, fill, t, source, raw, nlines, extras)
+        c = self.counters
+        k = _message_type(payload)
+        if (
+            k in COLUMN_TYPES
+            and len(payload) <= MAX_PAYLOAD
+            and len(payload) * 6 - fill >= MIN_BITS[k]
+            and _BAD_CHAR.search(payload) is None
+            and (k != 24 or _message_type(payload[6]) & 12 <= 4)
+        ):
+            c.messages += 1
+            c.decoded_lines += nlines
+            n = len(deferred)
+            deferred.append((payload, fill, t, source, raw, extras))
+            if k == 19:
+                c.records += 2
+                return [_Slot(n, False), _Slot(n, True)]  # type: ignore[list-item]
+            c.records += 1
+            return [_Slot(n, False)]  # type: ignore[list-item]
+        # as Ingestor._decode, less the registry: static reports reach it in record order
+        c.messages += 1
+        try:
+            recs = decode_payload(payload, fill, t, source, raw)
+        except UnsupportedType:
+            c.unsupported_type += nlines
+            return None
+        except Undecodable:
+            c.undecodable += nlines
+            return None
+        c.decoded_lines += nlines
+        c.records += len(recs)
+        if extras:
+            for r in recs:
+                if type(r) is Position:
+                    r.extras = extras
+        return recs

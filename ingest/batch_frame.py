@@ -1,0 +1,173 @@
+"""Framing a whole read buffer at once: which lines are plain single-sentence AIS.
+
+The batch decoder takes the common case off the per-line path: a line that is exactly
+``[\\tag block\\]!xxVDM,1,1,<seq>,<channel>,<payload>,<fill>*hh`` with a right checksum,
+a payload of a type the columns cover and enough bits for every field Vigia reads. Every
+test here is one numpy pass over the joined buffer (newlines, backslashes, commas, the
+XOR checksum as a running XOR, the payload alphabet as a running count), so the cost per
+line is a few array element operations. A line that fails any test is not judged here:
+it goes to the per-line ingest path (pyais), which counts it exactly as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vigia.ingest.ais import MIN_BITS, PAYLOAD_CHARS
+from vigia.ingest.batch_fields import COLUMN_TYPES, NDArray
+
+#: longest payload decoded in columns (a type 5 is 71 characters); longer ones go per line
+MAX_PAYLOAD = 80
+
+_SIXBIT = np.zeros(256, dtype=np.uint8)
+_VALID = np.zeros(256, dtype=np.bool_)
+for _ch in PAYLOAD_CHARS:
+    _o = ord(_ch)
+    _SIXBIT[_o] = _o - 48 if _o < 88 else _o - 56
+    _VALID[_o] = True
+_HEX = np.full(256, -1, dtype=np.int16)
+for _i, _ch in enumerate("0123456789ABCDEF"):
+    _HEX[ord(_ch)] = _i
+    _HEX[ord(_ch.lower())] = _i
+# bits a payload needs to be framed here: the decoder's minimum for the types decoded in
+# columns, none for the types that make no record (they are only counted), and "a
+# million" for the rest (14, 21), which go the per-line way
+_MIN_BITS = np.zeros(64, dtype=np.int64)
+for _k, _bits in MIN_BITS.items():
+    _MIN_BITS[_k] = _bits if _k in COLUMN_TYPES else 1 << 20
+
+_BANG, _BACKSLASH, _COMMA, _STAR, _ONE, _NL = (ord(c) for c in "!\\,*1\n")
+
+
+@dataclass(slots=True)
+class Framed:
+    """The single-sentence AIS lines of a batch, as columns over one byte buffer."""
+
+    buf: NDArray  # the joined lines (uint8), padded so that reads past the end are safe
+    rows: NDArray  # index of each framed line in the batch
+    line_start: NDArray  # offset of each framed line in ``buf``
+    tag_end: NDArray  # offset of the closing backslash in the line, 0 if untagged
+    pay_start: NDArray  # offset of the payload in the line
+    pay_len: NDArray
+    fill: NDArray
+    msg_type: NDArray
+
+
+def _prefix(x: NDArray, dtype: Any) -> NDArray:
+    """p[i] = sum (or count) of x[:i], with p[0] = 0."""
+    out = np.zeros(len(x) + 1, dtype=dtype)
+    np.cumsum(x, out=out[1:])
+    return out
+
+
+def frame(texts: list[str], max_line_chars: int) -> Framed | None:
+    """Find the lines of ``texts`` the columns can decode; None if none can."""
+    n = len(texts)
+    if not n:
+        return None
+    joined = "\n".join(texts)
+    if joined.count("\n") != n - 1:  # a line with a newline inside: leave it all per line
+        return None
+    if not joined.isascii():
+        # non-ASCII lines are left out (blanked); the per-line path counts them
+        joined = "\n".join(t if t.isascii() else "" for t in texts)
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    size = len(raw)
+    buf = np.zeros(size + 8, dtype=np.uint8)
+    buf[:size] = raw
+    nl = np.flatnonzero(raw == _NL)
+    starts = np.empty(n, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = nl + 1
+    ends = np.empty(n, dtype=np.int64)
+    ends[:-1] = nl
+    ends[-1] = size
+    length = ends - starts
+    ok = (length >= 20) & (length <= max_line_chars)
+    # tag block: a line opening with a backslash ends its block at the next backslash
+    tagged = buf[starts] == _BACKSLASH
+    bs = np.flatnonzero(raw == _BACKSLASH)
+    if len(bs):
+        k = np.minimum(np.searchsorted(bs, starts + 1), len(bs) - 1)
+        tag_at = bs[k]
+        ok &= ~tagged | (tag_at > starts) & (tag_at < ends)
+    else:
+        tag_at = starts
+        ok &= ~tagged
+    s0 = np.where(tagged, tag_at + 1, starts)  # the sentence's '!'
+    star = ends - 3
+    ok &= (buf[s0] == _BANG) & (buf[np.maximum(star, 0)] == _STAR) & (s0 < star)
+    rows = np.flatnonzero(ok)
+    if not len(rows):
+        return None
+    s0, star, starts, ends = s0[rows], star[rows], starts[rows], ends[rows]
+    tag_at, tagged = tag_at[rows], tagged[rows]
+    # checksum: XOR of the characters between '!' and '*' from a running XOR
+    xr = np.zeros(size + 1, dtype=np.uint8)
+    np.bitwise_xor.accumulate(raw, out=xr[1:])
+    hi, lo = _HEX[buf[star + 1]], _HEX[buf[star + 2]]
+    ok = (hi >= 0) & (lo >= 0) & ((xr[star] ^ xr[s0 + 1]) == hi * 16 + lo)
+    # exactly six commas in the sentence, i.e. seven fields
+    cc = _prefix(raw == _COMMA, np.int64)
+    ok &= cc[star] - cc[s0] == 6
+    cpos = np.append(np.flatnonzero(raw == _COMMA), [size] * 6)
+    first = cc[s0]
+    c = [cpos[first + j] for j in range(6)]
+    talker = buf[s0 + 3].astype(np.int64) << 16 | buf[s0 + 4].astype(np.int64) << 8
+    talker |= buf[s0 + 5]
+    vdm = ord("V") << 16 | ord("D") << 8 | ord("M")
+    vdo = ord("V") << 16 | ord("D") << 8 | ord("O")
+    ok &= (c[0] - s0 == 6) & ((talker == vdm) | (talker == vdo))
+    ok &= (c[1] == c[0] + 2) & (buf[c[0] + 1] == _ONE)  # one sentence ...
+    ok &= (c[2] == c[1] + 2) & (buf[c[1] + 1] == _ONE)  # ... and it is the first
+    fill = buf[c[5] + 1].astype(np.int64) - ord("0")
+    ok &= (star == c[5] + 2) & (fill >= 0) & (fill <= 5)
+    ps, pe = c[4] + 1, c[5]
+    plen = pe - ps
+    ok &= (plen >= 1) & (plen <= MAX_PAYLOAD)
+    bad = _prefix(~_VALID[raw], np.int64)
+    ok &= bad[np.maximum(pe, ps)] == bad[ps]
+    mtype = _SIXBIT[buf[ps]].astype(np.int64)
+    ok &= plen * 6 - fill >= _MIN_BITS[mtype]
+    # type 24 part numbers 2 and 3 are refused by pyais: left to it to count
+    partno = (_SIXBIT[buf[ps + 6]] >> 2) & 3
+    ok &= (mtype != 24) | (partno <= 1)
+    keep = np.flatnonzero(ok)
+    if not len(keep):
+        return None
+    ls = starts[keep]
+    return Framed(
+        buf=buf,
+        rows=rows[keep],
+        line_start=ls,
+        tag_end=np.where(tagged[keep], tag_at[keep] - ls, 0),
+        pay_start=ps[keep] - ls,
+        pay_len=plen[keep],
+        fill=fill[keep],
+        msg_type=mtype[keep],
+    )
+
+
+def sixbit_matrix(buf: NDArray, start: NDArray, length: NDArray) -> NDArray:
+    """Payload characters as 6-bit values, one row per payload, zero past its end."""
+    width = int(length.max()) if len(length) else 0
+    col = np.arange(width, dtype=np.int64)
+    idx = np.minimum(start[:, None] + col, len(buf) - 1)
+    vals = _SIXBIT[buf[idx]]
+    vals[col >= length[:, None]] = 0
+    return vals
+
+
+def payload_buffer(payloads: list[str]) -> tuple[NDArray, NDArray, NDArray]:
+    """Payload strings (already checked against the alphabet) as one buffer with the
+    start and length of each."""
+    data = np.frombuffer("".join(payloads).encode("ascii"), dtype=np.uint8)
+    lengths = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
+    starts = np.zeros(len(payloads), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    buf = np.zeros(len(data) + 8, dtype=np.uint8)
+    buf[: len(data)] = data
+    return buf, starts, lengths

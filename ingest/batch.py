@@ -25,12 +25,11 @@ import numpy as np
 
 from vigia.ingest.ais import _BAD_CHAR, MIN_BITS, Undecodable, UnsupportedType, decode_payload
 from vigia.ingest.ais import message_type as _message_type
-from vigia.ingest.batch_fields import COLUMN_TYPES, decode_columns
+from vigia.ingest.batch_fields import COLUMN_TYPES, SIXBIT, decode_columns
 from vigia.ingest.batch_frame import (
     MAX_PAYLOAD,
     frame,
     payload_buffer,
-    sixbit_matrix,
 )
 from vigia.ingest.decoder import _EXPIRE_MASK, _RX_STEP, _TAG_CACHE, Ingestor
 from vigia.ingest.nmea import TagBlock, TagBlockError, parse_tag_block
@@ -56,6 +55,7 @@ class BatchIngestor(Ingestor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deferred: list[Deferred] | None = None  # set while a block is fed
+        self.column_lines = 0  # lines framed and decoded in columns (the rest per line)
 
     def feed_batch(self, lines: list[RawLine]) -> list[Record]:
         """Ingest a block of lines; the records they complete, in order."""
@@ -79,7 +79,7 @@ class BatchIngestor(Ingestor):
                     yield from out[at:s]
                     at = s
                     for r in statics:
-                        update(r)  # type: ignore[arg-type]
+                        update(r)
             yield from out[at:]
 
     def _block(self, lines: list[RawLine]) -> tuple[list[Record], list[tuple[int, int]]]:
@@ -96,15 +96,17 @@ class BatchIngestor(Ingestor):
         pay_end: list[int] = []
         if fr is not None:
             col[fr.rows] = np.arange(len(fr.rows))
-            sixbit = sixbit_matrix(fr.buf, fr.line_start + fr.pay_start, fr.pay_len)
-            first, second = decode_columns(sixbit, fr.pay_len * 6 - fr.fill, fr.msg_type)
+            first, second = decode_columns(
+                fr.buf, fr.line_start + fr.pay_start, fr.pay_len, fr.fill, fr.msg_type
+            )
             tag_end = fr.tag_end.tolist()
             pay_start = fr.pay_start.tolist()
             pay_end = (fr.pay_start + fr.pay_len).tolist()
         out: list[Any] = []
         spans: list[tuple[int, int]] = []
         slots: list[int] = []
-        self._deferred = deferred = []
+        deferred: list[Deferred] = []
+        self._deferred = deferred
         try:
             cols = (first, second, tag_end, pay_start, pay_end)
             self._walk(lines, col.tolist(), cols, out, spans, slots)
@@ -123,104 +125,122 @@ class BatchIngestor(Ingestor):
         spans: list[tuple[int, int]],
         slots: list[int],
     ) -> None:
-        """The lines in order: per-line state, and the records of the framed ones."""
+        """The lines in order: per-line state, and the records of the framed ones.
+
+        The framed lines' counters are summed locally and added at the end (they are
+        only ever added to); ``lines`` stays exact, as the reassembly timeout reads it.
+        """
         c = self.counters
-        feed = self._feed
-        tags = self._tags
-        reasm = self._reasm
         first, second, tag_end, pay_start, pay_end = cols
+        tags = self._tags
+        header = self._header
+        dups = self._dups
         max_ahead = self.max_ahead_s
         max_behind = self.max_behind_s
-        for ln, j in zip(lines, which, strict=True):
-            text = ln.text
-            if j >= 0:
-                te = tag_end[j]
+        append = out.append
+        n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = n_col = 0
+        try:
+            for ln, j in zip(lines, which, strict=True):
+                text = ln.text
                 tag: TagBlock | None = None
-                if te:
-                    tt = text[1:te]
-                    tag = tags.get(tt)
-                    if tag is None:
-                        try:
-                            tag = parse_tag_block(tt)
-                        except TagBlockError:
-                            j = -1  # counted by the per-line path
-                        else:
-                            if len(tags) >= _TAG_CACHE:
-                                tags.clear()
-                            tags[tt] = tag
-                    if tag is not None and tag.group_total > 1:
-                        j = -1  # a tag-block group: reassembled per line
-            if j < 0:
-                recs = feed(text, ln.received_at, ln.source, ln.peer)
-                if recs:
-                    self._take(recs, out, spans, slots)
-                continue
-            c.lines += 1
-            c.sentences += 1
-            rx = ln.received_at
-            source = ln.source
-            t: float | None = None
-            station: str | None = None
-            if tag is not None:
-                t = tag.time
-                station = tag.station
-            if t is None and self._header:
-                t = self._header.pop((source, ln.peer), None)
-            if t is not None:
-                if t > rx + max_ahead:
-                    c.time_ahead += 1
-                    t = rx
-                elif (
-                    max_behind is not None
-                    and t < rx - max_behind
-                    and source not in self.historical_sources
-                ):
-                    c.time_stale += 1
+                if j >= 0:
+                    te = tag_end[j]
+                    if te:
+                        tt = text[1:te]
+                        tag = tags.get(tt)
+                        if tag is None:
+                            try:
+                                tag = parse_tag_block(tt)
+                            except TagBlockError:
+                                j = -1  # counted by the per-line path
+                            else:
+                                if len(tags) >= _TAG_CACHE:
+                                    tags.clear()
+                                tags[tt] = tag
+                        if tag is not None and tag.group_total > 1:
+                            j = -1  # a tag-block group: reassembled per line
+                if j < 0:
+                    recs = self._feed(text, ln.received_at, ln.source, ln.peer)
+                    if recs:
+                        self._take(recs, out, spans, slots)
                     continue
-            mark = len(out)
-            if not c.lines & _EXPIRE_MASK and reasm.pending:
-                salvaged = self._expire(rx, t)
-                if salvaged:
-                    self._take(salvaged, out, None, slots)
-            if t is None:
-                c.untimed += 1
-                dups = self._dups
-                if rx != self._dups_read:
-                    dups.clear()
-                    self._dups_read = rx
-                payload = text[pay_start[j] : pay_end[j]]
-                t = dups.get(payload)
+                c.lines += 1
+                n_sent += 1
+                n_col += 1
+                rx = ln.received_at
+                t: float | None = None
+                station: str | None = None
+                if tag is not None:
+                    t = tag.time
+                    station = tag.station
+                if t is None and header:
+                    t = header.pop((ln.source, ln.peer), None)
+                if t is not None:
+                    if t > rx + max_ahead:
+                        n_ahead += 1
+                        t = rx
+                    elif (
+                        max_behind is not None
+                        and t < rx - max_behind
+                        and ln.source not in self.historical_sources
+                    ):
+                        n_stale += 1
+                        continue
+                mark = len(out)
+                if not c.lines & _EXPIRE_MASK and self._reasm.pending:
+                    salvaged = self._expire(rx, t)
+                    if salvaged:
+                        self._take(salvaged, out, None, slots)
                 if t is None:
-                    t = rx
-                    if t <= self._last_rx:
-                        t = self._last_rx + _RX_STEP
-                    self._last_rx = t
-                    if len(dups) >= _TAG_CACHE:
+                    n_untimed += 1
+                    if rx != self._dups_read:
                         dups.clear()
-                    dups[payload] = t
-            c.messages += 1
-            r = first[j]
-            if r is None:  # a valid type that makes no record
-                c.unsupported_type += 1
-                continue
-            c.decoded_lines += 1
-            src = station or source
-            raw = (text,)
-            r.t = t
-            r.source = src
-            r.raw = raw
-            r2 = second[j]
-            if type(r) is StaticData or r2 is not None or mark != len(out):
-                spans.append((mark, len(out) + 2))  # one registry step, as one feed() is
-            out.append(r)
-            if r2 is None:
-                c.records += 1
-            else:
-                c.records += 2
-                r2.t = t
-                r2.source = src
-                r2.raw = raw
-                out.append(r2)
+                        self._dups_read = rx
+                    payload = text[pay_start[j] : pay_end[j]]
+                    t = dups.get(payload)
+                    if t is None:
+                        t = rx
+                        if t <= self._last_rx:
+                            t = self._last_rx + _RX_STEP
+                        self._last_rx = t
+                        if len(dups) >= _TAG_CACHE:
+                            dups.clear()
+                        dups[payload] = t
+                n_msg += 1
+                r = first[j]
+                if r is None:  # a valid type that makes no record
+                    n_unsup += 1
+                    continue
+                n_dec += 1
+                src = station or ln.source
+                raw = (text,)
+                r.t = t
+                r.source = src
+                r.raw = raw
+                r2 = second[j]
+                if r2 is None:
+                    n_rec += 1
+                    if type(r) is StaticData or mark != len(out):
+                        spans.append((mark, len(out) + 1))  # one registry step, as a feed()
+                    append(r)
+                else:
+                    n_rec += 2
+                    r2.t = t
+                    r2.source = src
+                    r2.raw = raw
+                    spans.append((mark, len(out) + 2))
+                    append(r)
+                    append(r2)
+        finally:
+            c.sentences += n_sent
+            c.messages += n_msg
+            c.unsupported_type += n_unsup
+            c.decoded_lines += n_dec
+            c.records += n_rec
+            c.untimed += n_untimed
+            c.time_ahead += n_ahead
+            c.time_stale += n_stale
+            self.column_lines += n_col
 
     @staticmethod
     def _take(
@@ -238,9 +258,8 @@ class BatchIngestor(Ingestor):
         """Decode the multi-sentence messages of the block and put their records in place."""
         buf, starts, lengths = payload_buffer([d[0] for d in deferred])
         fills = np.fromiter((d[1] for d in deferred), dtype=np.int64, count=len(deferred))
-        sixbit = sixbit_matrix(buf, starts, lengths)
-        mtype = sixbit[:, 0].astype(np.int64)
-        first, second = decode_columns(sixbit, lengths * 6 - fills, mtype)
+        mtype = SIXBIT[buf[starts]].astype(np.int64)
+        first, second = decode_columns(buf, starts, lengths, fills, mtype)
         for i in slots:
             slot = out[i]
             _, _, t, source, raw, extras = deferred[slot.n]

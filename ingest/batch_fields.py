@@ -28,36 +28,53 @@ from vigia.ingest.records import BaseStation, Position, Record, StaticData
 
 NDArray = np.ndarray[Any, Any]
 
-_SHIP_TYPE = np.array([int(ShipType.from_value(v)) for v in range(256)], dtype=np.int64)
-_SHIFTS = np.arange(5, -1, -1, dtype=np.uint8)
-_WEIGHTS6 = np.int64(1) << np.arange(5, -1, -1, dtype=np.int64)
+#: the 6-bit value of each armoured payload character (others 0; callers check first)
+SIXBIT = np.zeros(256, dtype=np.uint8)
+for _o in [*range(48, 88), *range(96, 120)]:
+    SIXBIT[_o] = _o - 48 if _o < 88 else _o - 56
+
+# pyais's public enum decides the fold of reserved values (ShipType.from_value never
+# gives None for an int)
+_SHIP_TYPE = np.array([int(ShipType.from_value(v) or 0) for v in range(256)], dtype=np.int64)
 # the 6-bit text alphabet: 0-31 are '@'..'_', 32-63 are ' '..'?'
 _TEXT = np.array([v + 64 if v < 32 else v for v in range(64)], dtype=np.uint8)
 
 
 class Bits:
-    """The bits of a batch of payloads of one message type, one row per payload."""
+    """The payloads of a batch as 6-bit characters, one row per payload, with the fill
+    bits and everything past the end zero; fields are read from whole characters."""
 
-    def __init__(self, sixbit: NDArray, nbits: NDArray, width: int) -> None:
-        chars = min((width + 5) // 6, sixbit.shape[1])
-        bits = (sixbit[:, :chars, None] >> _SHIFTS) & 1
-        bits = bits.reshape(len(sixbit), chars * 6)
-        if chars * 6 < width:
-            bits = np.concatenate(
-                [bits, np.zeros((len(sixbit), width - chars * 6), np.uint8)], axis=1
-            )
-        bits[np.arange(bits.shape[1]) >= nbits[:, None]] = 0  # fill bits are not data
-        self.bits = bits.astype(np.int64)
+    def __init__(
+        self, buf: NDArray, start: NDArray, length: NDArray, fill: NDArray, width: int
+    ) -> None:
+        chars = (width + 5) // 6 + 1  # one more: a field may end inside the next one
+        col = np.arange(chars, dtype=np.int64)
+        s = SIXBIT[buf[np.minimum(start[:, None] + col, len(buf) - 1)]].astype(np.int64)
+        s[col >= length[:, None]] = 0
+        nbits = length * 6 - fill
+        # zero the fill bits, which pyais shifts out: keep the bits before nbits
+        last = nbits // 6
+        keep = nbits - 6 * last  # bits of the last, cut character that are data
+        rows = np.flatnonzero((keep > 0) & (last < chars))
+        s[rows, last[rows]] &= ~((np.int64(1) << (6 - keep[rows])) - 1)
+        rows = np.flatnonzero((keep == 0) & (last < chars))
+        s[rows, last[rows]] = 0
+        self.s = s
         self.nbits = nbits
 
     def uint(self, start: int, width: int) -> NDArray:
         """Unsigned field; cut by the end, the bits that are there (pyais ``get``)."""
-        weights = np.int64(1) << np.arange(width - 1, -1, -1, dtype=np.int64)
-        full = self.bits[:, start : start + width] @ weights
+        c0, c1 = start // 6, (start + width - 1) // 6
+        acc = self.s[:, c0].copy()
+        for c in range(c0 + 1, c1 + 1):
+            acc <<= 6
+            acc |= self.s[:, c]
+        acc >>= 6 * (c1 + 1) - start - width
+        acc &= (1 << width) - 1
         avail = np.clip(self.nbits - start, 0, width)
-        return np.asarray(full >> (width - avail), dtype=np.int64)
+        return np.asarray(acc >> (width - avail), dtype=np.int64)
 
-    def int(self, start: int, width: int) -> NDArray:
+    def signed(self, start: int, width: int) -> NDArray:
         """Signed field (two's complement); callers only read whole signed fields."""
         v = self.uint(start, width)
         return np.where(v >= 1 << (width - 1), v - (1 << width), v)
@@ -65,7 +82,9 @@ class Bits:
     def text(self, start: int, width: int) -> list[str | None]:
         """6-bit text, trailing '@' and blanks cut, '' as None (Vigia's ``_text``)."""
         n = width // 6
-        codes = self.bits[:, start : start + width].reshape(len(self.bits), n, 6) @ _WEIGHTS6
+        a, r = divmod(start, 6)
+        pair = (self.s[:, a : a + n] << 6) | self.s[:, a + 1 : a + n + 1]
+        codes = (pair >> (6 - r)) & 63
         # the character cut by the end is its bits that are there (pyais ``get``)
         cut = np.clip(start + 6 * np.arange(1, n + 1) - self.nbits[:, None], 0, 6)
         codes >>= cut
@@ -75,14 +94,15 @@ class Bits:
 
 def _obj(values: NDArray, valid: NDArray) -> list[Any]:
     """Python floats/ints where ``valid``, None elsewhere."""
-    out = values.astype(object)
-    out[~valid] = None
-    return list(out.tolist())
+    out: list[Any] = values.tolist()
+    for i in np.flatnonzero(~valid).tolist():
+        out[i] = None
+    return out
 
 
 def _lonlat(b: Bits, at: int, width: int, scale: int) -> tuple[list[Any], list[Any]]:
-    lon = b.int(at, width)
-    lat = b.int(at + width, width - 1)
+    lon = b.signed(at, width)
+    lat = b.signed(at + width, width - 1)
     lon_f = ((scale * lon + 3) // 6) / 1e6
     lat_f = ((scale * lat + 3) // 6) / 1e6
     return (
@@ -226,9 +246,11 @@ for _g, (_types, _) in enumerate(_GROUPS):
 
 
 def decode_columns(
-    sixbit: NDArray, nbits: NDArray, mtype: NDArray
+    buf: NDArray, start: NDArray, length: NDArray, fill: NDArray, mtype: NDArray
 ) -> tuple[list[Record | None], list[Record | None]]:
-    """Records of a batch of payloads (times, sources and raw lines left to the caller):
+    """Records of a batch of payloads, the ``length`` armoured characters from each
+    ``start`` in ``buf`` less ``fill`` bits (times, sources and raw lines are left to
+    the caller):
     the first record of each payload (None for a type not decoded here), and the second
     (type 19's static part) or None."""
     n = len(mtype)
@@ -241,14 +263,14 @@ def decode_columns(
         sel = order[bounds[g] : bounds[g + 1]]
         if not len(sel):
             continue
-        b = Bits(sixbit[sel], nbits[sel], _WIDTH[types[0]])
+        b = Bits(buf, start[sel], length[sel], fill[sel], _WIDTH[types[0]])
         k = mtype[sel]
         first[sel] = build(b, k)
         if types == (18, 19):
             is19 = k == 19
             if is19.any():
                 at = sel[is19]
-                b19 = Bits(sixbit[at], nbits[at], _WIDTH[19])
+                b19 = Bits(buf, start[at], length[at], fill[at], _WIDTH[19])
                 for i, rec in zip(at.tolist(), _type19_static(b19, k[is19]), strict=True):
                     second[i] = rec
     return list(first.tolist()), second

@@ -17,17 +17,13 @@ from typing import Any
 import numpy as np
 
 from vigia.ingest.ais import MIN_BITS, PAYLOAD_CHARS
-from vigia.ingest.batch_fields import COLUMN_TYPES, NDArray
+from vigia.ingest.batch_fields import COLUMN_TYPES, SIXBIT, NDArray
 
 #: longest payload decoded in columns (a type 5 is 71 characters); longer ones go per line
 MAX_PAYLOAD = 80
 
-_SIXBIT = np.zeros(256, dtype=np.uint8)
 _VALID = np.zeros(256, dtype=np.bool_)
-for _ch in PAYLOAD_CHARS:
-    _o = ord(_ch)
-    _SIXBIT[_o] = _o - 48 if _o < 88 else _o - 56
-    _VALID[_o] = True
+_VALID[[ord(ch) for ch in PAYLOAD_CHARS]] = True
 _HEX = np.full(256, -1, dtype=np.int16)
 for _i, _ch in enumerate("0123456789ABCDEF"):
     _HEX[ord(_ch)] = _i
@@ -130,10 +126,10 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
     ok &= (plen >= 1) & (plen <= MAX_PAYLOAD)
     bad = _prefix(~_VALID[raw], np.int64)
     ok &= bad[np.maximum(pe, ps)] == bad[ps]
-    mtype = _SIXBIT[buf[ps]].astype(np.int64)
+    mtype = SIXBIT[buf[ps]].astype(np.int64)
     ok &= plen * 6 - fill >= _MIN_BITS[mtype]
     # type 24 part numbers 2 and 3 are refused by pyais: left to it to count
-    partno = (_SIXBIT[buf[ps + 6]] >> 2) & 3
+    partno = (SIXBIT[buf[ps + 6]] >> 2) & 3
     ok &= (mtype != 24) | (partno <= 1)
     keep = np.flatnonzero(ok)
     if not len(keep):
@@ -149,16 +145,6 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
         fill=fill[keep],
         msg_type=mtype[keep],
     )
-
-
-def sixbit_matrix(buf: NDArray, start: NDArray, length: NDArray) -> NDArray:
-    """Payload characters as 6-bit values, one row per payload, zero past its end."""
-    width = int(length.max()) if len(length) else 0
-    col = np.arange(width, dtype=np.int64)
-    idx = np.minimum(start[:, None] + col, len(buf) - 1)
-    vals = _SIXBIT[buf[idx]]
-    vals[col >= length[:, None]] = 0
-    return vals
 
 
 def payload_buffer(payloads: list[str]) -> tuple[NDArray, NDArray, NDArray]:

@@ -56,6 +56,10 @@ class BatchIngestor(Ingestor):
         super().__init__(*args, **kwargs)
         self._deferred: list[Deferred] | None = None  # set while a block is fed
         self.column_lines = 0  # lines framed and decoded in columns (the rest per line)
+        #: receipt time of the line whose records held the last position of the last
+        #: block fed (what a per-line caller would pair with that position), or None
+        self.last_position_received_at: float | None = None
+        self._made_position = False  # set by _decode when a decode gives a position
 
     def feed_batch(self, lines: list[RawLine]) -> list[Record]:
         """Ingest a block of lines; the records they complete, in order."""
@@ -139,6 +143,7 @@ class BatchIngestor(Ingestor):
         max_behind = self.max_behind_s
         append = out.append
         n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = n_col = 0
+        pos_rx: float | None = None
         try:
             for ln, j in zip(lines, which, strict=True):
                 text = ln.text
@@ -160,9 +165,12 @@ class BatchIngestor(Ingestor):
                         if tag is not None and tag.group_total > 1:
                             j = -1  # a tag-block group: reassembled per line
                 if j < 0:
+                    self._made_position = False
                     recs = self._feed(text, ln.received_at, ln.source, ln.peer)
                     if recs:
                         self._take(recs, out, spans, slots)
+                        if self._made_position:
+                            pos_rx = ln.received_at
                     continue
                 c.lines += 1
                 n_sent += 1
@@ -188,9 +196,12 @@ class BatchIngestor(Ingestor):
                         continue
                 mark = len(out)
                 if not c.lines & _EXPIRE_MASK and self._reasm.pending:
+                    self._made_position = False
                     salvaged = self._expire(rx, t)
                     if salvaged:
                         self._take(salvaged, out, None, slots)
+                        if self._made_position:
+                            pos_rx = rx
                 if t is None:
                     n_untimed += 1
                     if rx != self._dups_read:
@@ -218,6 +229,8 @@ class BatchIngestor(Ingestor):
                 r.source = src
                 r.raw = raw
                 r2 = second[j]
+                if type(r) is Position:
+                    pos_rx = rx
                 if r2 is None:
                     n_rec += 1
                     if type(r) is StaticData or mark != len(out):
@@ -241,6 +254,7 @@ class BatchIngestor(Ingestor):
             c.time_ahead += n_ahead
             c.time_stale += n_stale
             self.column_lines += n_col
+            self.last_position_received_at = pos_rx
 
     @staticmethod
     def _take(
@@ -295,6 +309,8 @@ class BatchIngestor(Ingestor):
         ):
             c.messages += 1
             c.decoded_lines += nlines
+            if k != 5 and k != 24:
+                self._made_position = True
             n = len(deferred)
             deferred.append((payload, fill, t, source, raw, extras))
             if k == 19:
@@ -314,8 +330,9 @@ class BatchIngestor(Ingestor):
             return None
         c.decoded_lines += nlines
         c.records += len(recs)
-        if extras:
-            for r in recs:
-                if type(r) is Position:
+        for r in recs:
+            if type(r) is Position:
+                self._made_position = True
+                if extras:
                     r.extras = extras
         return recs

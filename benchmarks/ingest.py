@@ -6,7 +6,7 @@ All run in this process on the same file, alternating, several times; the script
 the median rate of each (messages per second of process CPU time, so that other load on a
 shared machine disturbs the figures less) and the ratios to pyais, also as the median of
 the per-repetition ratios. Two Vigia paths are measured: the batch decoder the commands
-use (``FileSource.blocks`` -> ``BatchIngestor.feed_blocks``, goal >= 3x pyais) and the
+use (``FileSource.text_blocks`` -> ``BatchIngestor.feed_texts``, goal >= 3x pyais) and the
 per-line path (``FileSource.lines`` -> ``Ingestor.feed_many``, goal >= 0.8x), which must
 give the same records and counters (checked on every repetition).
 
@@ -59,10 +59,11 @@ def vigia(path: str) -> tuple[int, float, str]:
 
 
 def vigia_batch(path: str) -> tuple[int, float, str]:
-    """FileSource blocks -> BatchIngestor -> typed records: (messages, seconds, counters)."""
+    """FileSource text blocks -> BatchIngestor -> typed records: (messages, seconds, counters)."""
     t0 = time.process_time()
     ing = BatchIngestor()
-    for _ in ing.feed_blocks(FileSource(path).blocks()):
+    src = FileSource(path)
+    for _ in ing.feed_texts(src.text_blocks(), src.name):
         pass
     ing.flush()
     return ing.counters.messages, time.process_time() - t0, ing.counters.summary()

@@ -7,7 +7,7 @@ crossing zones, written once to a temporary NMEA file with tag blocks.
 Figures (medians over --runs runs, all in this one process run, in process CPU time so
 that other load on a shared machine disturbs them less):
   * bare pyais: FileReaderStream over the file, ``decode()`` every message;
-  * vigia: as `vigia replay` does, FileSource blocks -> BatchIngestor -> LeadPipeline
+  * vigia: as `vigia replay` does, FileSource text blocks -> BatchIngestor -> LeadPipeline
     (batches of 5,000), leads counted;
   * ratio vigia / pyais (goal >= 1.5), also as the median of the paired runs;
   * peak RSS of a fresh process replaying growing inputs (goal: flat);
@@ -103,7 +103,8 @@ def ingest_only(path: Path) -> int:
     from vigia.ingest.batch import BatchIngestor
     from vigia.ingest.sources import FileSource
 
-    return sum(1 for _ in BatchIngestor().feed_blocks(FileSource(path).blocks()))
+    src = FileSource(path)
+    return sum(1 for _ in BatchIngestor().feed_texts(src.text_blocks(), src.name))
 
 
 def vigia_replay(path: Path) -> tuple[int, int]:
@@ -121,7 +122,8 @@ def vigia_replay(path: Path) -> tuple[int, int]:
     try:
         ingestor = BatchIngestor()
         pipe = LeadPipeline(index, ingestor.registry)
-        it = ingestor.feed_blocks(FileSource(path).blocks())
+        src = FileSource(path)
+        it = ingestor.feed_texts(src.text_blocks(), src.name)
         records = leads = 0
         while batch := list(islice(it, 5000)):
             records += len(batch)

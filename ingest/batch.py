@@ -19,6 +19,7 @@ just before yielding that line's first record, as the per-line path does.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -63,7 +64,12 @@ class BatchIngestor(Ingestor):
 
     def feed_batch(self, lines: list[RawLine]) -> list[Record]:
         """Ingest a block of lines; the records they complete, in order."""
-        out, spans = self._block(lines)
+        out, spans = self._block(
+            [ln.text for ln in lines],
+            [ln.received_at for ln in lines],
+            [ln.source for ln in lines],
+            [ln.peer for ln in lines],
+        )
         update = self.registry.update
         for s, e in spans:
             for r in out[s:e]:
@@ -73,25 +79,46 @@ class BatchIngestor(Ingestor):
 
     def feed_blocks(self, blocks: Iterable[list[RawLine]]) -> Iterator[Record]:
         """Ingest blocks as they come, yielding records as messages complete."""
-        update = self.registry.update
         for lines in blocks:
-            out, spans = self._block(lines)
-            at = 0
-            for s, e in spans:
-                statics = [r for r in out[s:e] if type(r) is StaticData]
-                if statics:
-                    yield from out[at:s]
-                    at = s
-                    for r in statics:
-                        update(r)
-            yield from out[at:]
+            yield from self._lazy(
+                [ln.text for ln in lines],
+                [ln.received_at for ln in lines],
+                [ln.source for ln in lines],
+                [ln.peer for ln in lines],
+            )
 
-    def _block(self, lines: list[RawLine]) -> tuple[list[Record], list[tuple[int, int]]]:
-        """Records of a block, and the (start, end) in them of every line's records that
-        may hold a static report."""
-        texts = [ln.text for ln in lines]
+    def feed_texts(
+        self, blocks: Iterable[tuple[list[str], float]], source: str, peer: str = ""
+    ) -> Iterator[Record]:
+        """:meth:`feed_blocks` for blocks of one source and peer, each line's text with
+        the block's receipt time (``FileSource.text_blocks``): no RawLine is made."""
+        for texts, received_at in blocks:
+            yield from self._lazy(texts, repeat(received_at), repeat(source), repeat(peer))
+
+    def _lazy(
+        self, texts: list[str], rxs: Iterable[float], sources: Iterable[str], peers: Iterable[str]
+    ) -> Iterator[Record]:
+        """The records of a block, each line's static reports in the registry before that
+        line's first record is yielded."""
+        update = self.registry.update
+        out, spans = self._block(texts, rxs, sources, peers)
+        at = 0
+        for s, e in spans:
+            statics = [r for r in out[s:e] if type(r) is StaticData]
+            if statics:
+                yield from out[at:s]
+                at = s
+                for r in statics:
+                    update(r)
+        yield from out[at:]
+
+    def _block(
+        self, texts: list[str], rxs: Iterable[float], sources: Iterable[str], peers: Iterable[str]
+    ) -> tuple[list[Record], list[tuple[int, int]]]:
+        """Records of a block (each line's text, receipt time, source and peer), and the
+        (start, end) in them of every line's records that may hold a static report."""
         fr = frame(texts, self.max_line_chars)
-        n = len(lines)
+        n = len(texts)
         col = np.full(n, -1, dtype=np.int64)
         first: list[Any] = []
         second: list[Any] = []
@@ -113,7 +140,9 @@ class BatchIngestor(Ingestor):
         self._deferred = deferred
         try:
             cols = (first, second, tag_end, pay_start, pay_end)
-            self._walk(lines, col.tolist(), cols, out, spans, slots)
+            # the repeat()s of feed_texts are endless: texts and columns set the length
+            lines = zip(texts, rxs, sources, peers, col.tolist(), strict=False)
+            self._walk(lines, cols, out, spans, slots)
         finally:
             self._deferred = None
         if deferred:
@@ -122,8 +151,7 @@ class BatchIngestor(Ingestor):
 
     def _walk(
         self,
-        lines: list[RawLine],
-        which: list[int],
+        lines: Iterable[tuple[str, float, str, str, int]],
         cols: tuple[list[Any], list[Any], list[int], list[int], list[int]],
         out: list[Any],
         spans: list[tuple[int, int]],
@@ -145,8 +173,7 @@ class BatchIngestor(Ingestor):
         n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = n_col = 0
         pos_rx: float | None = None
         try:
-            for ln, j in zip(lines, which, strict=True):
-                text = ln.text
+            for text, rx, source, peer, j in lines:
                 tag: TagBlock | None = None
                 if j >= 0:
                     te = tag_end[j]
@@ -166,23 +193,22 @@ class BatchIngestor(Ingestor):
                             j = -1  # a tag-block group: reassembled per line
                 if j < 0:
                     self._made_position = False
-                    recs = self._feed(text, ln.received_at, ln.source, ln.peer)
+                    recs = self._feed(text, rx, source, peer)
                     if recs:
                         self._take(recs, out, spans, slots)
                         if self._made_position:
-                            pos_rx = ln.received_at
+                            pos_rx = rx
                     continue
                 c.lines += 1
                 n_sent += 1
                 n_col += 1
-                rx = ln.received_at
                 t: float | None = None
                 station: str | None = None
                 if tag is not None:
                     t = tag.time
                     station = tag.station
                 if t is None and header:
-                    t = header.pop((ln.source, ln.peer), None)
+                    t = header.pop((source, peer), None)
                 if t is not None:
                     if t > rx + max_ahead:
                         n_ahead += 1
@@ -190,7 +216,7 @@ class BatchIngestor(Ingestor):
                     elif (
                         max_behind is not None
                         and t < rx - max_behind
-                        and ln.source not in self.historical_sources
+                        and source not in self.historical_sources
                     ):
                         n_stale += 1
                         continue
@@ -223,7 +249,7 @@ class BatchIngestor(Ingestor):
                     n_unsup += 1
                     continue
                 n_dec += 1
-                src = station or ln.source
+                src = station or source
                 raw = (text,)
                 r.t = t
                 r.source = src

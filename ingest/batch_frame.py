@@ -12,7 +12,6 @@ it goes to the per-line ingest path (pyais), which counts it exactly as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -50,13 +49,6 @@ class Framed:
     pay_len: NDArray
     fill: NDArray
     msg_type: NDArray
-
-
-def _prefix(x: NDArray, dtype: Any) -> NDArray:
-    """p[i] = sum (or count) of x[:i], with p[0] = 0."""
-    out = np.zeros(len(x) + 1, dtype=dtype)
-    np.cumsum(x, out=out[1:])
-    return out
 
 
 def frame(texts: list[str], max_line_chars: int) -> Framed | None:
@@ -107,10 +99,10 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
     hi, lo = _HEX[buf[star + 1]], _HEX[buf[star + 2]]
     ok = (hi >= 0) & (lo >= 0) & ((xr[star] ^ xr[s0 + 1]) == hi * 16 + lo)
     # exactly six commas in the sentence, i.e. seven fields
-    cc = _prefix(raw == _COMMA, np.int64)
-    ok &= cc[star] - cc[s0] == 6
-    cpos = np.append(np.flatnonzero(raw == _COMMA), [size] * 6)
-    first = cc[s0]
+    commas = np.flatnonzero(raw == _COMMA)
+    first = np.searchsorted(commas, s0)  # the sentence's first comma
+    ok &= np.searchsorted(commas, star) - first == 6
+    cpos = np.append(commas, [size] * 6)
     c = [cpos[first + j] for j in range(6)]
     talker = buf[s0 + 3].astype(np.int64) << 16 | buf[s0 + 4].astype(np.int64) << 8
     talker |= buf[s0 + 5]
@@ -124,8 +116,8 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
     ps, pe = c[4] + 1, c[5]
     plen = pe - ps
     ok &= (plen >= 1) & (plen <= MAX_PAYLOAD)
-    bad = _prefix(~_VALID[raw], np.int64)
-    ok &= bad[np.maximum(pe, ps)] == bad[ps]
+    bad = np.flatnonzero(~_VALID[raw])
+    ok &= np.searchsorted(bad, np.maximum(pe, ps)) == np.searchsorted(bad, ps)
     mtype = SIXBIT[buf[ps]].astype(np.int64)
     ok &= plen * 6 - fill >= _MIN_BITS[mtype]
     # type 24 part numbers 2 and 3 are refused by pyais: left to it to count

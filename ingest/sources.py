@@ -74,6 +74,12 @@ class FileSource:
     def blocks(self) -> Iterator[list[RawLine]]:
         """The file's lines a read at a time (about 64 KiB), for the batch decoder."""
         name = self.name
+        for texts, now in self.text_blocks():
+            yield [RawLine(text, now, name) for text in texts]
+
+    def text_blocks(self) -> Iterator[tuple[list[str], float]]:
+        """The file's lines a read at a time, as texts and the read's time (what
+        ``BatchIngestor.feed_texts`` takes, with no RawLine made per line)."""
         f = self._open()
         try:
             while True:
@@ -84,7 +90,7 @@ class FileSource:
                 if not block:
                     return
                 now = time.time()
-                yield [RawLine(text.rstrip("\r\n"), now, name) for text in block]
+                yield [text.rstrip("\r\n") for text in block], now
         finally:
             if self.path != "-":
                 f.close()

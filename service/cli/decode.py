@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
         if is_csv(path):
             records = read_csv(path, counters=csv_counters)
         else:
-            blocks = progress_blocks(FileSource(path).blocks(), desc=Path(path).name)
-            records = ingestor.feed_blocks(blocks)
+            src = FileSource(path)
+            blocks = progress_blocks(src.text_blocks(), desc=Path(path).name)
+            records = ingestor.feed_texts(blocks, src.name)
         for rec in records:
             write(dumps(record_to_json(rec)))
             write("\n")

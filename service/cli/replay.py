@@ -145,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
             if is_csv(src.path):
                 records = read_csv(src.path, counters=csv_counters)
             else:
-                records = ingestor.feed_blocks(progress_blocks(src.blocks(), desc=src.name))
+                blocks = progress_blocks(src.text_blocks(), desc=src.name)
+                records = ingestor.feed_texts(blocks, src.name)
             for batch in _batched(records, BATCH):
                 written += _write(out, pipeline.process(batch), shown)
                 written += _write(out, pipeline.expire(pipeline.stream_time), shown)

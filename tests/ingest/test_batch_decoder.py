@@ -69,6 +69,11 @@ def test_file_blocks_yield_what_lines_yield() -> None:
         assert got == want, path.name
         assert dict(b.registry.items()) == dict(a.registry.items())
         assert b.counters == a.counters
+        # the commands' path: texts and a receipt time per block, no RawLine
+        c = BatchIngestor()
+        texts = [([ln.text for ln in block], block[0].received_at) for block in blocks]
+        assert [repr(r) for r in c.feed_texts(texts, str(path))] == want, path.name
+        assert c.counters == a.counters
 
 
 def test_statics_reach_the_registry_before_their_line_is_yielded() -> None:

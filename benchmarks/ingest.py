@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from vigia.ingest.batch import BatchIngestor  # noqa: E402
 from vigia.ingest.decoder import Ingestor  # noqa: E402
-from vigia.ingest.sources import FileSource  # noqa: E402
+from vigia.ingest.sources import REPLAY_HINT, FileSource  # noqa: E402
 
 DEFAULT = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
 
@@ -63,7 +63,7 @@ def vigia_batch(path: str) -> tuple[int, float, str]:
     t0 = time.process_time()
     ing = BatchIngestor()
     src = FileSource(path)
-    for _ in ing.feed_texts(src.text_blocks(), src.name):
+    for _ in ing.feed_texts(src.text_blocks(REPLAY_HINT), src.name):
         pass
     ing.flush()
     return ing.counters.messages, time.process_time() - t0, ing.counters.summary()

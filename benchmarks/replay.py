@@ -101,17 +101,18 @@ def bare_pyais(path: Path) -> int:
 def ingest_only(path: Path) -> int:
     """Ingestion alone (FileSource -> BatchIngestor), to split the replay's cost."""
     from vigia.ingest.batch import BatchIngestor
-    from vigia.ingest.sources import FileSource
+    from vigia.ingest.sources import REPLAY_HINT, FileSource
 
     src = FileSource(path)
-    return sum(1 for _ in BatchIngestor().feed_texts(src.text_blocks(), src.name))
+    blocks = src.text_blocks(REPLAY_HINT)
+    return sum(1 for _ in BatchIngestor().feed_texts(blocks, src.name))
 
 
 def vigia_replay(path: Path) -> tuple[int, int]:
     """Replay in-process as `vigia replay` does; returns (records, leads)."""
     from vigia.alerts.pipeline import LeadPipeline
     from vigia.ingest.batch import BatchIngestor
-    from vigia.ingest.sources import FileSource
+    from vigia.ingest.sources import REPLAY_HINT, FileSource
     from vigia.service.cli.replay import tune_gc
     from vigia.zones.catalogue import bundled_zones_dir, load_zones
     from vigia.zones.evaluate import ZoneIndex
@@ -123,7 +124,7 @@ def vigia_replay(path: Path) -> tuple[int, int]:
         ingestor = BatchIngestor()
         pipe = LeadPipeline(index, ingestor.registry)
         src = FileSource(path)
-        it = ingestor.feed_texts(src.text_blocks(), src.name)
+        it = ingestor.feed_texts(src.text_blocks(REPLAY_HINT), src.name)
         records = leads = 0
         while batch := list(islice(it, 5000)):
             records += len(batch)

@@ -26,28 +26,14 @@ import numpy as np
 
 from vigia.ingest.ais import _BAD_CHAR, MIN_BITS, Undecodable, UnsupportedType, decode_payload
 from vigia.ingest.ais import message_type as _message_type
-from vigia.ingest.batch_fields import COLUMN_TYPES, SIXBIT, decode_columns
+from vigia.ingest.batch_fields import COLUMN_TYPES, Deferred, Slot, decode_columns, fill_slots
 from vigia.ingest.batch_frame import (
     MAX_PAYLOAD,
     frame,
-    payload_buffer,
 )
 from vigia.ingest.decoder import _EXPIRE_MASK, _RX_STEP, _TAG_CACHE, Ingestor
 from vigia.ingest.nmea import TagBlock, TagBlockError, parse_tag_block
 from vigia.ingest.records import Position, RawLine, Record, StaticData
-
-
-class _Slot:
-    """Stands in the output for a multi-sentence message decoded at the end of the block."""
-
-    __slots__ = ("n", "second")
-
-    def __init__(self, n: int, second: bool) -> None:
-        self.n = n
-        self.second = second
-
-
-Deferred = tuple[str, int, float, str, tuple[str, ...], "dict[str, float] | None"]
 
 
 class BatchIngestor(Ingestor):
@@ -125,8 +111,11 @@ class BatchIngestor(Ingestor):
         tag_end: list[int] = []
         pay_start: list[int] = []
         pay_end: list[int] = []
+        pairs: list[list[int]] = []
         if fr is not None:
             col[fr.rows] = np.arange(len(fr.rows))
+            col[fr.pairs] = -2 - np.arange(len(fr.pairs))  # -1: per line; <= -2: a pair
+            pairs = fr.pair_cols.tolist()
             first, second = decode_columns(
                 fr.buf, fr.line_start + fr.pay_start, fr.pay_len, fr.fill, fr.msg_type
             )
@@ -139,20 +128,20 @@ class BatchIngestor(Ingestor):
         deferred: list[Deferred] = []
         self._deferred = deferred
         try:
-            cols = (first, second, tag_end, pay_start, pay_end)
+            cols = (first, second, tag_end, pay_start, pay_end, pairs)
             # the repeat()s of feed_texts are endless: texts and columns set the length
             lines = zip(texts, rxs, sources, peers, col.tolist(), strict=False)
             self._walk(lines, cols, out, spans, slots)
         finally:
             self._deferred = None
         if deferred:
-            self._fill(deferred, out, slots)
+            fill_slots(deferred, out, slots)
         return out, spans
 
     def _walk(
         self,
-        lines: Iterable[tuple[str, float, str, str, int]],
-        cols: tuple[list[Any], list[Any], list[int], list[int], list[int]],
+        lines: Iterator[tuple[str, float, str, str, int]],
+        cols: tuple[list[Any], list[Any], list[int], list[int], list[int], list[list[int]]],
         out: list[Any],
         spans: list[tuple[int, int]],
         slots: list[int],
@@ -163,7 +152,9 @@ class BatchIngestor(Ingestor):
         only ever added to); ``lines`` stays exact, as the reassembly timeout reads it.
         """
         c = self.counters
-        first, second, tag_end, pay_start, pay_end = cols
+        first, second, tag_end, pay_start, pay_end, pairs = cols
+        reasm = self._reasm
+        timeout = self.fragment_timeout_s
         tags = self._tags
         header = self._header
         dups = self._dups
@@ -191,6 +182,46 @@ class BatchIngestor(Ingestor):
                                 tags[tt] = tag
                         if tag is not None and tag.group_total > 1:
                             j = -1  # a tag-block group: reassembled per line
+                if j <= -2:
+                    # a two-sentence message on two lines: when nothing is pending and no
+                    # header waits, the reassembly would hold part 1 and hand both back
+                    # at part 2, the message timed by part 1's receipt
+                    p1a, p1b, p2a, p2b, k1a, k1b, k2a, k2b, fill2 = pairs[-2 - j]
+                    text2, rx2, source2, peer2, _ = next(lines)
+                    if (
+                        header
+                        or reasm.pending
+                        or source2 != source
+                        or peer2 != peer
+                        or rx < rx2 - timeout
+                        or text[k1a:k1b] != text2[k2a:k2b]
+                    ):
+                        for each in ((text, rx, source, peer), (text2, rx2, source2, peer2)):
+                            self._made_position = False
+                            recs = self._feed(*each)
+                            if recs:
+                                self._take(recs, out, spans, slots)
+                                if self._made_position:
+                                    pos_rx = each[1]
+                        continue
+                    c.lines += 2
+                    n_sent += 2
+                    n_col += 2
+                    n_untimed += 1
+                    self._made_position = False
+                    recs = self._decode(
+                        text[p1a:p1b] + text2[p2a:p2b],
+                        fill2,
+                        self._receipt(rx),
+                        source,
+                        (text, text2),
+                        2,
+                    )
+                    if recs:
+                        self._take(recs, out, spans, slots)
+                        if self._made_position:
+                            pos_rx = rx2
+                    continue
                 if j < 0:
                     self._made_position = False
                     recs = self._feed(text, rx, source, peer)
@@ -291,25 +322,8 @@ class BatchIngestor(Ingestor):
         if spans is not None:
             spans.append((at, len(out)))
         for i, r in enumerate(recs):
-            if type(r) is _Slot:
+            if type(r) is Slot:
                 slots.append(at + i)
-
-    def _fill(self, deferred: list[Deferred], out: list[Any], slots: list[int]) -> None:
-        """Decode the multi-sentence messages of the block and put their records in place."""
-        buf, starts, lengths = payload_buffer([d[0] for d in deferred])
-        fills = np.fromiter((d[1] for d in deferred), dtype=np.int64, count=len(deferred))
-        mtype = SIXBIT[buf[starts]].astype(np.int64)
-        first, second = decode_columns(buf, starts, lengths, fills, mtype)
-        for i in slots:
-            slot = out[i]
-            _, _, t, source, raw, extras = deferred[slot.n]
-            r = second[slot.n] if slot.second else first[slot.n]
-            r.t = t
-            r.source = source
-            r.raw = raw
-            if extras and type(r) is Position:
-                r.extras = extras
-            out[i] = r
 
     def _decode(
         self,
@@ -341,9 +355,9 @@ class BatchIngestor(Ingestor):
             deferred.append((payload, fill, t, source, raw, extras))
             if k == 19:
                 c.records += 2
-                return [_Slot(n, False), _Slot(n, True)]  # type: ignore[list-item]
+                return [Slot(n, False), Slot(n, True)]  # type: ignore[list-item]
             c.records += 1
-            return [_Slot(n, False)]  # type: ignore[list-item]
+            return [Slot(n, False)]  # type: ignore[list-item]
         # as Ingestor._decode, less the registry: static reports reach it in record order
         c.messages += 1
         try:

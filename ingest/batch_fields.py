@@ -61,6 +61,7 @@ class Bits:
         s[rows, last[rows]] = 0
         self.s = s
         self.nbits = nbits
+        self.least = int(nbits.min()) if len(nbits) else 0  # no field ending here is cut
 
     def uint(self, start: int, width: int) -> NDArray:
         """Unsigned field; cut by the end, the bits that are there (pyais ``get``)."""
@@ -71,6 +72,8 @@ class Bits:
             acc |= self.s[:, c]
         acc >>= 6 * (c1 + 1) - start - width
         acc &= (1 << width) - 1
+        if start + width <= self.least:
+            return acc
         avail = np.clip(self.nbits - start, 0, width)
         return np.asarray(acc >> (width - avail), dtype=np.int64)
 
@@ -274,3 +277,48 @@ def decode_columns(
                 for i, rec in zip(at.tolist(), _type19_static(b19, k[is19]), strict=True):
                     second[i] = rec
     return list(first.tolist()), second
+
+
+class Slot:
+    """Stands in the output for a multi-sentence message decoded at the end of the block."""
+
+    __slots__ = ("n", "second")
+
+    def __init__(self, n: int, second: bool) -> None:
+        self.n = n
+        self.second = second
+
+
+Deferred = tuple[str, int, float, str, tuple[str, ...], "dict[str, float] | None"]
+
+
+def payload_buffer(payloads: list[str]) -> tuple[NDArray, NDArray, NDArray]:
+    """Payload strings (already checked against the alphabet) as one buffer with the
+    start and length of each."""
+    data = np.frombuffer("".join(payloads).encode("ascii"), dtype=np.uint8)
+    lengths = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
+    starts = np.zeros(len(payloads), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    buf = np.zeros(len(data) + 8, dtype=np.uint8)
+    buf[: len(data)] = data
+    return buf, starts, lengths
+
+
+def fill_slots(deferred: list[Deferred], out: list[Any], slots: list[int]) -> None:
+    """Decode the multi-sentence messages of a block in columns and put their records
+    in the places (``slots`` in ``out``) held for them."""
+    buf, starts, lengths = payload_buffer([d[0] for d in deferred])
+    fills = np.fromiter((d[1] for d in deferred), dtype=np.int64, count=len(deferred))
+    mtype = SIXBIT[buf[starts]].astype(np.int64)
+    first, second = decode_columns(buf, starts, lengths, fills, mtype)
+    for i in slots:
+        slot = out[i]
+        _, _, t, source, raw, extras = deferred[slot.n]
+        r = second[slot.n] if slot.second else first[slot.n]
+        assert r is not None  # deferred only for types decoded here
+        r.t = t
+        r.source = source
+        r.raw = raw
+        if extras and type(r) is Position:
+            r.extras = extras
+        out[i] = r

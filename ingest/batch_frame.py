@@ -34,7 +34,7 @@ _MIN_BITS = np.zeros(64, dtype=np.int64)
 for _k, _bits in MIN_BITS.items():
     _MIN_BITS[_k] = _bits if _k in COLUMN_TYPES else 1 << 20
 
-_BANG, _BACKSLASH, _COMMA, _STAR, _ONE, _NL = (ord(c) for c in "!\\,*1\n")
+_BANG, _BACKSLASH, _COMMA, _STAR, _ONE, _TWO, _NL = (ord(c) for c in "!\\,*12\n")
 
 
 @dataclass(slots=True)
@@ -49,6 +49,10 @@ class Framed:
     pay_len: NDArray
     fill: NDArray
     msg_type: NDArray
+    #: first lines of two-sentence messages framed whole (parts 1 and 2 on consecutive
+    #: untagged lines), and per pair the offsets in its lines (see ``_pairs``)
+    pairs: NDArray
+    pair_cols: NDArray
 
 
 def frame(texts: list[str], max_line_chars: int) -> Framed | None:
@@ -109,8 +113,8 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
     vdm = ord("V") << 16 | ord("D") << 8 | ord("M")
     vdo = ord("V") << 16 | ord("D") << 8 | ord("O")
     ok &= (c[0] - s0 == 6) & ((talker == vdm) | (talker == vdo))
-    ok &= (c[1] == c[0] + 2) & (buf[c[0] + 1] == _ONE)  # one sentence ...
-    ok &= (c[2] == c[1] + 2) & (buf[c[1] + 1] == _ONE)  # ... and it is the first
+    ok &= (c[1] == c[0] + 2) & (c[2] == c[1] + 2)  # one-digit count and number
+    total, num = buf[c[0] + 1], buf[c[1] + 1]
     fill = buf[c[5] + 1].astype(np.int64) - ord("0")
     ok &= (star == c[5] + 2) & (fill >= 0) & (fill <= 5)
     ps, pe = c[4] + 1, c[5]
@@ -118,16 +122,20 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
     ok &= (plen >= 1) & (plen <= MAX_PAYLOAD)
     bad = np.flatnonzero(~_VALID[raw])
     ok &= np.searchsorted(bad, np.maximum(pe, ps)) == np.searchsorted(bad, ps)
+    pairs, pair_cols = _pairs(n, rows, ok & ~tagged & (total == _TWO), num, starts, c, fill)
+    ok &= (total == _ONE) & (num == _ONE)  # one sentence, and it is the first
     mtype = SIXBIT[buf[ps]].astype(np.int64)
     ok &= plen * 6 - fill >= _MIN_BITS[mtype]
     # type 24 part numbers 2 and 3 are refused by pyais: left to it to count
     partno = (SIXBIT[buf[ps + 6]] >> 2) & 3
     ok &= (mtype != 24) | (partno <= 1)
     keep = np.flatnonzero(ok)
-    if not len(keep):
+    if not len(keep) and not len(pairs):
         return None
     ls = starts[keep]
     return Framed(
+        pairs=pairs,
+        pair_cols=pair_cols,
         buf=buf,
         rows=rows[keep],
         line_start=ls,
@@ -139,13 +147,39 @@ def frame(texts: list[str], max_line_chars: int) -> Framed | None:
     )
 
 
-def payload_buffer(payloads: list[str]) -> tuple[NDArray, NDArray, NDArray]:
-    """Payload strings (already checked against the alphabet) as one buffer with the
-    start and length of each."""
-    data = np.frombuffer("".join(payloads).encode("ascii"), dtype=np.uint8)
-    lengths = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
-    starts = np.zeros(len(payloads), dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    buf = np.zeros(len(data) + 8, dtype=np.uint8)
-    buf[: len(data)] = data
-    return buf, starts, lengths
+def _pairs(
+    n: int,
+    rows: NDArray,
+    part: NDArray,
+    num: NDArray,
+    starts: NDArray,
+    c: list[NDArray],
+    fill: NDArray,
+) -> tuple[NDArray, NDArray]:
+    """Lines ``i`` that are part 1 of 2 with part 2 of 2 on line ``i + 1``, both framed
+    (checksum, seven fields, payload alphabet, fill) and untagged; per pair the offsets
+    in the lines of payload 1, payload 2, the ``,seq,channel`` of each (the caller
+    checks they match, as the reassembly key does) and the fill of part 2."""
+    first = np.zeros(n + 1, dtype=np.bool_)
+    second = np.zeros(n + 1, dtype=np.bool_)
+    at = np.full(n + 1, -1, dtype=np.int64)
+    first[rows[part & (num == _ONE)]] = True
+    second[rows[part & (num == _TWO)]] = True
+    at[rows] = np.arange(len(rows))
+    heads = np.flatnonzero(first[:-1] & second[1:])
+    a, b = at[heads], at[heads + 1]
+    cols = np.stack(
+        [
+            c[4][a] + 1 - starts[a],
+            c[5][a] - starts[a],
+            c[4][b] + 1 - starts[b],
+            c[5][b] - starts[b],
+            c[2][a] - starts[a],
+            c[4][a] - starts[a],
+            c[2][b] - starts[b],
+            c[4][b] - starts[b],
+            fill[b],
+        ],
+        axis=1,
+    )
+    return heads, cols

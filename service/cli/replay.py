@@ -22,7 +22,7 @@ from vigia.ingest.csv_import import read_csv
 from vigia.ingest.errors import IngestError
 from vigia.ingest.progress import progress_blocks
 from vigia.ingest.records import Record
-from vigia.ingest.sources import FileSource
+from vigia.ingest.sources import REPLAY_HINT, FileSource
 from vigia.service.cli.decode import is_csv
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             if is_csv(src.path):
                 records = read_csv(src.path, counters=csv_counters)
             else:
-                blocks = progress_blocks(src.text_blocks(), desc=src.name)
+                blocks = progress_blocks(src.text_blocks(REPLAY_HINT), desc=src.name)
                 records = ingestor.feed_texts(blocks, src.name)
             for batch in _batched(records, BATCH):
                 written += _write(out, pipeline.process(batch), shown)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from scripts.fuzz_ais import armor, compare, fuzz_lines
 from vigia.ingest.batch import BatchIngestor
+from vigia.ingest.batch_frame import frame
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.nmea import nmea_checksum
 from vigia.ingest.records import Position, RawLine, StaticData
@@ -49,6 +50,18 @@ def test_every_capture_decodes_as_per_line(path: Path, block: int) -> None:
     texts = [ln.text for ln in FileSource(path).lines()]
     assert texts
     assert _differences(texts, block) == {}
+
+
+def test_two_sentence_messages_are_framed_whole() -> None:
+    """With no part lost, the two-sentence messages are framed whole (beside the single
+    sentences, hundreds of their lines go the column way), and still nothing differs."""
+    texts = fuzz_lines(random.Random(5), 3000, lost_parts=False)
+    checked, differ = compare(texts, 4096, NOW)
+    assert sum(differ.values()) == 0
+    fr = frame(texts, 1024)
+    assert fr is not None
+    assert len(fr.pairs) > 100
+    assert checked["lines in columns"] >= len(fr.rows) + 2 * 50  # at least 50 pairs
 
 
 def test_captures_are_mostly_decoded_in_columns() -> None:
@@ -89,11 +102,11 @@ def test_statics_reach_the_registry_before_their_line_is_yielded() -> None:
     assert seen > 0
 
 
-@given(st.integers(0, 2**32), st.sampled_from([1, 3, 64, 4096]))
+@given(st.integers(0, 2**32), st.sampled_from([1, 3, 64, 4096]), st.booleans())
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_fuzzed_lines_decode_as_per_line(seed: int, block: int) -> None:
+def test_fuzzed_lines_decode_as_per_line(seed: int, block: int, lost_parts: bool) -> None:
     """Random payloads of every type, special values, odd framing: no difference."""
-    texts = fuzz_lines(random.Random(seed), 300)
+    texts = fuzz_lines(random.Random(seed), 300, lost_parts=lost_parts)
     assert _differences(texts, block) == {}
     assert _differences(texts, block, max_behind_s=1e8 + 50_000.0) == {}
 

@@ -161,7 +161,7 @@ class BatchIngestor(Ingestor):
         max_ahead = self.max_ahead_s
         max_behind = self.max_behind_s
         append = out.append
-        n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = n_col = 0
+        n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = 0
         pos_rx: float | None = None
         try:
             for text, rx, source, peer, j in lines:
@@ -206,7 +206,6 @@ class BatchIngestor(Ingestor):
                         continue
                     c.lines += 2
                     n_sent += 2
-                    n_col += 2
                     n_untimed += 1
                     self._made_position = False
                     recs = self._decode(
@@ -232,7 +231,6 @@ class BatchIngestor(Ingestor):
                     continue
                 c.lines += 1
                 n_sent += 1
-                n_col += 1
                 t: float | None = None
                 station: str | None = None
                 if tag is not None:
@@ -251,8 +249,9 @@ class BatchIngestor(Ingestor):
                     ):
                         n_stale += 1
                         continue
-                mark = len(out)
-                if not c.lines & _EXPIRE_MASK and self._reasm.pending:
+                mark = -1  # where salvaged records start, if any
+                if not c.lines & _EXPIRE_MASK and reasm.pending:
+                    mark = len(out)
                     self._made_position = False
                     salvaged = self._expire(rx, t)
                     if salvaged:
@@ -290,15 +289,16 @@ class BatchIngestor(Ingestor):
                     pos_rx = rx
                 if r2 is None:
                     n_rec += 1
-                    if type(r) is StaticData or mark != len(out):
-                        spans.append((mark, len(out) + 1))  # one registry step, as a feed()
+                    if type(r) is StaticData or mark >= 0:
+                        at = mark if mark >= 0 else len(out)
+                        spans.append((at, len(out) + 1))  # one registry step, as a feed()
                     append(r)
                 else:
                     n_rec += 2
                     r2.t = t
                     r2.source = src
                     r2.raw = raw
-                    spans.append((mark, len(out) + 2))
+                    spans.append((mark if mark >= 0 else len(out), len(out) + 2))
                     append(r)
                     append(r2)
         finally:
@@ -310,7 +310,7 @@ class BatchIngestor(Ingestor):
             c.untimed += n_untimed
             c.time_ahead += n_ahead
             c.time_stale += n_stale
-            self.column_lines += n_col
+            self.column_lines += n_sent  # every framed line is a sentence
             self.last_position_received_at = pos_rx
 
     @staticmethod

@@ -165,142 +165,145 @@ class BatchIngestor(Ingestor):
         pos_rx: float | None = None
         try:
             for text, rx, source, peer, j in lines:
-                tag: TagBlock | None = None
-                if j >= 0:
-                    te = tag_end[j]
-                    if te:
-                        tt = text[1:te]
-                        tag = tags.get(tt)
-                        if tag is None:
-                            try:
-                                tag = parse_tag_block(tt)
-                            except TagBlockError:
-                                j = -1  # counted by the per-line path
-                            else:
-                                if len(tags) >= _TAG_CACHE:
-                                    tags.clear()
-                                tags[tt] = tag
-                        if tag is not None and tag.group_total > 1:
-                            j = -1  # a tag-block group: reassembled per line
-                if j <= -2:
-                    # a two-sentence message on two lines: when nothing is pending and no
-                    # header waits, the reassembly would hold part 1 and hand both back
-                    # at part 2, the message timed by part 1's receipt
-                    p1a, p1b, p2a, p2b, k1a, k1b, k2a, k2b, fill2 = pairs[-2 - j]
-                    text2, rx2, source2, peer2, _ = next(lines)
-                    if (
-                        header
-                        or reasm.pending
-                        or source2 != source
-                        or peer2 != peer
-                        or rx < rx2 - timeout
-                        or text[k1a:k1b] != text2[k2a:k2b]
-                    ):
-                        for each in ((text, rx, source, peer), (text2, rx2, source2, peer2)):
-                            self._made_position = False
-                            recs = self._feed(*each)
-                            if recs:
-                                self._take(recs, out, spans, slots)
-                                if self._made_position:
-                                    pos_rx = each[1]
+                try:
+                    tag: TagBlock | None = None
+                    if j >= 0:
+                        te = tag_end[j]
+                        if te:
+                            tt = text[1:te]
+                            tag = tags.get(tt)
+                            if tag is None:
+                                try:
+                                    tag = parse_tag_block(tt)
+                                except TagBlockError:
+                                    j = -1  # counted by the per-line path
+                                else:
+                                    if len(tags) >= _TAG_CACHE:
+                                        tags.clear()
+                                    tags[tt] = tag
+                            if tag is not None and tag.group_total > 1:
+                                j = -1  # a tag-block group: reassembled per line
+                    if j <= -2:
+                        # a two-sentence message on two lines: when nothing is pending and no
+                        # header waits, the reassembly would hold part 1 and hand both back
+                        # at part 2, the message timed by part 1's receipt
+                        p1a, p1b, p2a, p2b, k1a, k1b, k2a, k2b, fill2 = pairs[-2 - j]
+                        text2, rx2, source2, peer2, _ = next(lines)
+                        if (
+                            header
+                            or reasm.pending
+                            or source2 != source
+                            or peer2 != peer
+                            or rx < rx2 - timeout
+                            or text[k1a:k1b] != text2[k2a:k2b]
+                        ):
+                            for each in ((text, rx, source, peer), (text2, rx2, source2, peer2)):
+                                self._made_position = False
+                                recs = self._feed(*each)
+                                if recs:
+                                    self._take(recs, out, spans, slots)
+                                    if self._made_position:
+                                        pos_rx = each[1]
+                            continue
+                        c.lines += 2
+                        n_sent += 2
+                        n_untimed += 1
+                        self._made_position = False
+                        recs = self._decode(
+                            text[p1a:p1b] + text2[p2a:p2b],
+                            fill2,
+                            self._receipt(rx),
+                            source,
+                            (text, text2),
+                            2,
+                        )
+                        if recs:
+                            self._take(recs, out, spans, slots)
+                            if self._made_position:
+                                pos_rx = rx2
                         continue
-                    c.lines += 2
-                    n_sent += 2
-                    n_untimed += 1
-                    self._made_position = False
-                    recs = self._decode(
-                        text[p1a:p1b] + text2[p2a:p2b],
-                        fill2,
-                        self._receipt(rx),
-                        source,
-                        (text, text2),
-                        2,
-                    )
-                    if recs:
-                        self._take(recs, out, spans, slots)
-                        if self._made_position:
-                            pos_rx = rx2
-                    continue
-                if j < 0:
-                    self._made_position = False
-                    recs = self._feed(text, rx, source, peer)
-                    if recs:
-                        self._take(recs, out, spans, slots)
-                        if self._made_position:
-                            pos_rx = rx
-                    continue
-                c.lines += 1
-                n_sent += 1
-                t: float | None = None
-                station: str | None = None
-                if tag is not None:
-                    t = tag.time
-                    station = tag.station
-                if t is None and header:
-                    t = header.pop((source, peer), None)
-                if t is not None:
-                    if t > rx + max_ahead:
-                        n_ahead += 1
-                        t = rx
-                    elif (
-                        max_behind is not None
-                        and t < rx - max_behind
-                        and source not in self.historical_sources
-                    ):
-                        n_stale += 1
+                    if j < 0:
+                        self._made_position = False
+                        recs = self._feed(text, rx, source, peer)
+                        if recs:
+                            self._take(recs, out, spans, slots)
+                            if self._made_position:
+                                pos_rx = rx
                         continue
-                mark = -1  # where salvaged records start, if any
-                if not c.lines & _EXPIRE_MASK and reasm.pending:
-                    mark = len(out)
-                    self._made_position = False
-                    salvaged = self._expire(rx, t)
-                    if salvaged:
-                        self._take(salvaged, out, None, slots)
-                        if self._made_position:
-                            pos_rx = rx
-                if t is None:
-                    n_untimed += 1
-                    if rx != self._dups_read:
-                        dups.clear()
-                        self._dups_read = rx
-                    payload = text[pay_start[j] : pay_end[j]]
-                    t = dups.get(payload)
+                    c.lines += 1
+                    n_sent += 1
+                    t: float | None = None
+                    station: str | None = None
+                    if tag is not None:
+                        t = tag.time
+                        station = tag.station
+                    if t is None and header:
+                        t = header.pop((source, peer), None)
+                    if t is not None:
+                        if t > rx + max_ahead:
+                            n_ahead += 1
+                            t = rx
+                        elif (
+                            max_behind is not None
+                            and t < rx - max_behind
+                            and source not in self.historical_sources
+                        ):
+                            n_stale += 1
+                            continue
+                    mark = -1  # where salvaged records start, if any
+                    if not c.lines & _EXPIRE_MASK and reasm.pending:
+                        mark = len(out)
+                        self._made_position = False
+                        salvaged = self._expire(rx, t)
+                        if salvaged:
+                            self._take(salvaged, out, None, slots)
+                            if self._made_position:
+                                pos_rx = rx
                     if t is None:
-                        t = rx
-                        if t <= self._last_rx:
-                            t = self._last_rx + _RX_STEP
-                        self._last_rx = t
-                        if len(dups) >= _TAG_CACHE:
+                        n_untimed += 1
+                        if rx != self._dups_read:
                             dups.clear()
-                        dups[payload] = t
-                n_msg += 1
-                r = first[j]
-                if r is None:  # a valid type that makes no record
-                    n_unsup += 1
-                    continue
-                n_dec += 1
-                src = station or source
-                raw = (text,)
-                r.t = t
-                r.source = src
-                r.raw = raw
-                r2 = second[j]
-                if type(r) is Position:
-                    pos_rx = rx
-                if r2 is None:
-                    n_rec += 1
-                    if type(r) is StaticData or mark >= 0:
-                        at = mark if mark >= 0 else len(out)
-                        spans.append((at, len(out) + 1))  # one registry step, as a feed()
-                    append(r)
-                else:
-                    n_rec += 2
-                    r2.t = t
-                    r2.source = src
-                    r2.raw = raw
-                    spans.append((mark if mark >= 0 else len(out), len(out) + 2))
-                    append(r)
-                    append(r2)
+                            self._dups_read = rx
+                        payload = text[pay_start[j] : pay_end[j]]
+                        t = dups.get(payload)
+                        if t is None:
+                            t = rx
+                            if t <= self._last_rx:
+                                t = self._last_rx + _RX_STEP
+                            self._last_rx = t
+                            if len(dups) >= _TAG_CACHE:
+                                dups.clear()
+                            dups[payload] = t
+                    n_msg += 1
+                    r = first[j]
+                    if r is None:  # a valid type that makes no record
+                        n_unsup += 1
+                        continue
+                    n_dec += 1
+                    src = station or source
+                    raw = (text,)
+                    r.t = t
+                    r.source = src
+                    r.raw = raw
+                    r2 = second[j]
+                    if type(r) is Position:
+                        pos_rx = rx
+                    if r2 is None:
+                        n_rec += 1
+                        if type(r) is StaticData or mark >= 0:
+                            at = mark if mark >= 0 else len(out)
+                            spans.append((at, len(out) + 1))  # one registry step, as a feed()
+                        append(r)
+                    else:
+                        n_rec += 2
+                        r2.t = t
+                        r2.source = src
+                        r2.raw = raw
+                        spans.append((mark if mark >= 0 else len(out), len(out) + 2))
+                        append(r)
+                        append(r2)
+                except Exception:  # a bug must not stop the feed: count it, skip the line
+                    c.internal_error += 1
         finally:
             c.sentences += n_sent
             c.messages += n_msg

@@ -21,3 +21,17 @@ def progress(iterable: Iterable[T], *, total: int | None = None, desc: str = "")
     yield from tqdm(
         iterable, total=total, desc=desc or None, unit=" lines", file=sys.stderr, mininterval=0.5
     )
+
+
+def progress_blocks(
+    blocks: Iterable[tuple[list[str], float]], *, desc: str = ""
+) -> Iterator[tuple[list[str], float]]:
+    """Like :func:`progress` for lines read a block at a time (``FileSource.text_blocks``):
+    the bar counts lines."""
+    if not sys.stderr.isatty():
+        yield from blocks
+        return
+    with tqdm(desc=desc or None, unit=" lines", file=sys.stderr, mininterval=0.5) as bar:
+        for block in blocks:
+            bar.update(len(block[0]))
+            yield block

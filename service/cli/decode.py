@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vigia.ingest.batch import BatchIngestor
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.csv_import import read_csv
-from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError
 from vigia.ingest.jsonout import record_to_json
-from vigia.ingest.progress import progress
+from vigia.ingest.progress import progress_blocks
 from vigia.ingest.records import Record
 from vigia.ingest.sources import FileSource
 
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         if path != "-" and not Path(path).is_file():
             raise IngestError(f"no such file: {path}")
-    ingestor = Ingestor()
+    ingestor = BatchIngestor()
     csv_counters = IngestCounters()
     write = sys.stdout.write
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
         if is_csv(path):
             records = read_csv(path, counters=csv_counters)
         else:
-            lines = progress(FileSource(path).lines(), desc=Path(path).name)
-            records = ingestor.feed_many(lines)
+            src = FileSource(path)
+            blocks = progress_blocks(src.text_blocks(), desc=Path(path).name)
+            records = ingestor.feed_texts(blocks, src.name)
         for rec in records:
             write(dumps(record_to_json(rec)))
             write("\n")

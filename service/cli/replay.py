@@ -16,13 +16,13 @@ from vigia.alerts.authorised import AuthorisedRegister, parse_csv
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.batch import BatchIngestor
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.csv_import import read_csv
-from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError
-from vigia.ingest.progress import progress
+from vigia.ingest.progress import progress_blocks
 from vigia.ingest.records import Record
-from vigia.ingest.sources import FileSource
+from vigia.ingest.sources import REPLAY_HINT, FileSource
 from vigia.service.cli.decode import is_csv
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             raise IngestError(f"cannot read {path}: {exc}") from None
     index = ZoneIndex(zones)
     tune_gc()
-    ingestor = Ingestor()
+    ingestor = BatchIngestor()
     csv_counters = IngestCounters()
     pipeline = LeadPipeline(
         index,
@@ -145,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
             if is_csv(src.path):
                 records = read_csv(src.path, counters=csv_counters)
             else:
-                records = ingestor.feed_many(progress(src.lines(), desc=src.name))
+                blocks = progress_blocks(src.text_blocks(REPLAY_HINT), desc=src.name)
+                records = ingestor.feed_texts(blocks, src.name)
             for batch in _batched(records, BATCH):
                 written += _write(out, pipeline.process(batch), shown)
                 written += _write(out, pipeline.expire(pipeline.stream_time), shown)

@@ -55,7 +55,7 @@ class IngestWorker:
         clock: Callable[[], float] = time.time,
         spool_dir: str | Path | None = None,
     ) -> None:
-        from vigia.ingest.decoder import Ingestor
+        from vigia.ingest.batch import BatchIngestor
         from vigia.ingest.registry import VesselRegistry
         from vigia.ingest.sources import FileSource
         from vigia.service.runtime.writer import BufferedWriter
@@ -71,7 +71,7 @@ class IngestWorker:
         # what the store knows of every vessel: without it, every tanker in the tanker
         # anchorage is "unknown type, not allowed" after a restart until its next type 5
         self.registry_loaded = self._load_registry()
-        self._ingestor = Ingestor(
+        self._ingestor = BatchIngestor(
             self._registry,
             max_pending_bytes=settings.max_pending_bytes,
             max_line_chars=settings.max_line_chars,
@@ -318,22 +318,25 @@ class IngestWorker:
         return batch
 
     def _process(self, batch: Iterable[RawLine]) -> None:
-        records: list[Any] = []
+        lines = list(batch)
         positions: list[Position] = []
         statics: set[int] = set()
         now = self._clock()
-        for line in batch:
-            self._lines += 1
+        if lines:
+            self._lines += len(lines)
             self._last_line_wall = now
-            self._behind = now - line.received_at
-            for rec in self._ingestor.feed(line):
-                records.append(rec)
-                if isinstance(rec, Position):
-                    positions.append(rec)
-                    self._lag = line.received_at - rec.t
-                    self._stream_t = max(self._stream_t, rec.t)
-                elif isinstance(rec, StaticData):
-                    statics.add(rec.mmsi)
+            self._behind = now - lines[-1].received_at
+        # the whole batch framed and decoded at once (vigia.ingest.batch)
+        records: list[Any] = self._ingestor.feed_batch(lines) if lines else []
+        for rec in records:
+            if isinstance(rec, Position):
+                positions.append(rec)
+                self._stream_t = max(self._stream_t, rec.t)
+            elif isinstance(rec, StaticData):
+                statics.add(rec.mmsi)
+        received = self._ingestor.last_position_received_at
+        if positions and received is not None:
+            self._lag = received - positions[-1].t
         if positions:
             self._submit_positions(positions)
         vessels: list[VesselInfo] = []

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from vigia.ingest.decoder import Ingestor
+from vigia.ingest.batch import BatchIngestor
 from vigia.ingest.records import RawLine, Record
 from vigia.service.runtime.bus.publisher import BusPublisher, connect, ensure_streams
 from vigia.service.runtime.feeds import LineSource
@@ -42,7 +42,7 @@ class BusIngest:
         self._queue: queue.Queue[RawLine | None] = queue.Queue(maxsize=queue_size)
         self.stop_event = threading.Event()
         self.done = threading.Event()
-        self._ingestor = Ingestor()
+        self._ingestor = BatchIngestor()
         self._publisher: BusPublisher | None = None
         self._connected = False
         self._lines = 0
@@ -130,10 +130,9 @@ class BusIngest:
         try:
             while not ended and not self.stop_event.is_set():
                 lines, ended = await asyncio.to_thread(self._take, self._settings.batch)
-                records: list[Record] = []
-                for line in lines:
-                    self._lines += 1
-                    records.extend(self._ingestor.feed(line))
+                self._lines += len(lines)
+                # the whole batch framed and decoded at once (vigia.ingest.batch)
+                records: list[Record] = self._ingestor.feed_batch(lines) if lines else []
                 if ended:
                     records.extend(self._ingestor.flush())
                 if records:

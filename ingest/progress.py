@@ -31,6 +31,8 @@ def progress_blocks(
     if not sys.stderr.isatty():
         yield from blocks
         return
+    from tqdm import tqdm  # as in progress(): only when a bar is drawn
+
     with tqdm(desc=desc or None, unit=" lines", file=sys.stderr, mininterval=0.5) as bar:
         for block in blocks:
             bar.update(len(block[0]))

@@ -225,7 +225,10 @@ class LiveSettings(BaseSettings):
     poll_s: float = Field(default=1.0, gt=0)
     sse_batch: int = Field(default=500, gt=0, le=10_000)
     webhooks: bool = True
+    # one total deadline per delivery attempt: resolve, connect, send, read the answer
     webhook_timeout_s: float = Field(default=5.0, gt=0)
+    # at most this much of a receiver's answer is read (it is not used), then dropped
+    webhook_max_answer_bytes: int = Field(default=64 * 1024, ge=1, le=2**24)
     webhook_backoff_initial_s: float = Field(default=1.0, gt=0)
     webhook_backoff_max_s: float = Field(default=300.0, gt=0)
     # consecutive failed attempts before an endpoint is disabled (0: never)

@@ -258,12 +258,13 @@ class LiveStore:
             return len(rows)
 
     def pending_deliveries(self, webhook_id: int, limit: int) -> list[PendingDelivery]:
-        """Owed deliveries, the most urgent first, then oldest."""
+        """Owed deliveries in event-id order (the order the events were committed in,
+        across leads), so a receiver that was away gets its backlog as it happened."""
         with self._tx() as conn:
             rows = conn.execute(
                 select(_D.id, _D.event_id, _D.attempts)
                 .where(_D.webhook_id == webhook_id, _D.status == "pending")
-                .order_by(_D.priority.desc(), _D.event_id)
+                .order_by(_D.event_id)
                 .limit(limit)
             ).all()
             found = ev.by_ids(conn, [int(r.event_id) for r in rows])

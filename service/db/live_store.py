@@ -77,6 +77,7 @@ class LiveStore:
 
     _pg: bool
     _tx: Callable[[], AbstractContextManager[Connection]]
+    _insert: Callable[[Any], Any]
 
     def _init_live(self) -> None:
         self._listeners: list[Callable[[int], None]] = []
@@ -230,32 +231,50 @@ class LiveStore:
             )
             return [_record(r) for r in rows]
 
-    def fan_out(self, hook: WebhookRecord, wanted: Callable[[LeadEvent], bool]) -> int:
+    def fan_out(
+        self, hook: WebhookRecord, wanted: Callable[[LeadEvent], bool], *, to_head: bool = False
+    ) -> int:
         """Add a pending delivery for each new event the endpoint wants and move its
-        cursor, in one transaction; returns how many were added."""
-        with self._tx() as conn:
-            cursor = conn.execute(select(_W.cursor).where(_W.id == hook.id)).scalar()
-            if cursor is None:
-                return 0
-            batch = ev.after(conn, int(cursor), 1000)
-            if not batch:
-                return 0
-            rows = [
-                {
-                    "webhook_id": hook.id,
-                    "event_id": e.id,
-                    "priority": e.priority,
-                    "status": "pending",
-                    "attempts": 0,
-                    "created_at": time.time(),
-                }
-                for e in batch
-                if wanted(e)
-            ]
-            if rows:
-                conn.execute(insert(_D), rows)
-            conn.execute(update(_W).where(_W.id == hook.id).values(cursor=batch[-1].id))
-            return len(rows)
+        cursor, a page at a time, each in one transaction (all pages up to the newest
+        event with ``to_head``); returns how many were added. Safe to run concurrently
+        (the dispatcher and a count): a delivery is added once, the cursor only grows."""
+        added = 0
+        while True:
+            with self._tx() as conn:
+                cursor = conn.execute(
+                    select(_W.cursor).where(_W.id == hook.id).with_for_update()
+                ).scalar()
+                if cursor is None:
+                    return added
+                batch = ev.after(conn, int(cursor), 1000)
+                if not batch:
+                    return added
+                rows = [
+                    {
+                        "webhook_id": hook.id,
+                        "event_id": e.id,
+                        "priority": e.priority,
+                        "status": "pending",
+                        "attempts": 0,
+                        "created_at": time.time(),
+                    }
+                    for e in batch
+                    if wanted(e)
+                ]
+                if rows:
+                    conn.execute(
+                        self._insert(_D)
+                        .values(rows)
+                        .on_conflict_do_nothing(index_elements=["webhook_id", "event_id"])
+                    )
+                conn.execute(
+                    update(_W)
+                    .where(_W.id == hook.id, _W.cursor < batch[-1].id)
+                    .values(cursor=batch[-1].id)
+                )
+                added += len(rows)
+            if not to_head:
+                return added
 
     def pending_deliveries(self, webhook_id: int, limit: int) -> list[PendingDelivery]:
         """Owed deliveries in event-id order (the order the events were committed in,

@@ -51,7 +51,7 @@ class RawReceiver:
                 return False
             data += chunk
         head, _, rest = data.partition(b"\r\n\r\n")
-        length = 0
+        length, host = 0, ""
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
             if name.strip().lower() == b"content-length":

@@ -18,7 +18,12 @@ from sqlalchemy.engine import Connection
 from vigia.ingest.records import Position
 from vigia.service.db import events as ev
 from vigia.service.db.events import LeadEvent
-from vigia.service.db.models import WebhookAttemptRow, WebhookDeliveryRow, WebhookRow
+from vigia.service.db.models import (
+    LeadEventRow,
+    WebhookAttemptRow,
+    WebhookDeliveryRow,
+    WebhookRow,
+)
 
 log = logging.getLogger(__name__)
 _W, _D, _A = WebhookRow, WebhookDeliveryRow, WebhookAttemptRow
@@ -377,3 +382,19 @@ class LiveStore:
                 .group_by(_D.status)
             ).all()
         return {str(r[0]): int(r[1]) for r in rows}
+
+    def webhook_backlog(self) -> list[tuple[int, bool, int, float | None]]:
+        """Per endpoint: its id, whether it is enabled, how many deliveries it is owed,
+        and when the oldest owed event was stored (None: owed nothing)."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(_W.id, _W.enabled, func.count(_D.id), func.min(LeadEventRow.created_at))
+                .select_from(_W)
+                .outerjoin(_D, and_(_D.webhook_id == _W.id, _D.status == "pending"))
+                .outerjoin(LeadEventRow, LeadEventRow.id == _D.event_id)
+                .group_by(_W.id, _W.enabled)
+                .order_by(_W.id)
+            ).all()
+        return [
+            (int(r[0]), bool(r[1]), int(r[2]), None if r[3] is None else float(r[3])) for r in rows
+        ]

@@ -99,10 +99,6 @@ def event_filter(hook: WebhookRecord) -> EventFilter:
     )
 
 
-def _forget(tasks: dict[int, asyncio.Task[None]], hook_id: int, _done: object) -> None:
-    tasks.pop(hook_id, None)
-
-
 class WebhookDispatcher:
     """Serves endpoints on an event loop of its own thread; ``wake()`` looks for work now
     (new events). Store calls run on a small thread pool (``webhook_workers``)."""
@@ -159,6 +155,7 @@ class WebhookDispatcher:
         self._wake = asyncio.Event()
         self._ready.set()
         tasks: dict[int, asyncio.Task[None]] = {}
+        again: set[int] = set()
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
         async with httpx.AsyncClient(
             timeout=self._settings.webhook_timeout_s,
@@ -174,16 +171,28 @@ class WebhookDispatcher:
                     log.exception("webhook round failed")
                     hooks = []
                 for hook in hooks:
-                    if hook.id not in tasks:  # one task per endpoint: each in order
-                        task = asyncio.create_task(self._serve(client, hook))
-                        tasks[hook.id] = task
-                        task.add_done_callback(functools.partial(_forget, tasks, hook.id))
+                    if hook.id in tasks:  # one task per endpoint: each in order
+                        # it may have looked for work before this wake-up's events
+                        # were committed: look again as soon as it ends
+                        again.add(hook.id)
+                        continue
+                    task = asyncio.create_task(self._serve(client, hook))
+                    tasks[hook.id] = task
+                    task.add_done_callback(functools.partial(self._ended, tasks, again, hook.id))
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self._settings.poll_s):
                         await self._wake.wait()
             for task in list(tasks.values()):
                 task.cancel()
             await asyncio.gather(*tasks.values(), return_exceptions=True)
+
+    def _ended(
+        self, tasks: dict[int, asyncio.Task[None]], again: set[int], hook_id: int, _t: object
+    ) -> None:
+        tasks.pop(hook_id, None)
+        if hook_id in again and self._wake is not None:
+            again.discard(hook_id)
+            self._wake.set()
 
     async def _serve(self, client: httpx.AsyncClient, hook: WebhookRecord) -> None:
         """Deliver what the endpoint is owed until none is left or an attempt fails."""

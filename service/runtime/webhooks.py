@@ -221,7 +221,9 @@ class WebhookDispatcher:
         body, headers = signed_request(hook.secret, delivery.event, time.time())
         try:
             async with asyncio.timeout(limit):
-                target = await self._db(
+                # on the loop's own executor: a slow DNS answer must not hold the
+                # threads every endpoint's store calls use
+                target = await asyncio.to_thread(
                     resolve_webhook_url,
                     hook.url,
                     allow_private=hook.allow_private,

@@ -233,6 +233,8 @@ class LiveSettings(BaseSettings):
     webhook_backoff_max_s: float = Field(default=300.0, gt=0)
     # consecutive failed attempts before an endpoint is disabled (0: never)
     webhook_disable_after: int = Field(default=10, ge=0)
+    # threads for the dispatcher's store calls (endpoints themselves are served
+    # concurrently on one event loop, however many there are)
     webhook_workers: int = Field(default=4, gt=0, le=64)
 
 

@@ -31,7 +31,7 @@ import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from vigia.service.errors import RequestInvalidError
 
@@ -97,11 +97,7 @@ def _own_addresses() -> frozenset[IPAddress]:
     return frozenset(own)
 
 
-def resolve_webhook_url(
-    url: str, *, allow_private: bool, resolver: Resolver = socket.getaddrinfo
-) -> WebhookTarget:
-    """Check ``url`` and resolve its host; refuse it if it is not plain http(s) to a
-    host or (unless ``allow_private``) if any address the name resolves to is refused."""
+def _parse(url: str) -> tuple[SplitResult, str, int]:
     if len(url) > 2_000:
         raise WebhookUrlError("webhook URL is longer than 2000 characters")
     try:
@@ -113,20 +109,29 @@ def resolve_webhook_url(
         raise WebhookUrlError("webhook URL must be http:// or https:// with a host")
     if parts.username is not None or parts.password is not None:
         raise WebhookUrlError("webhook URL must not carry credentials; receivers verify signatures")
+    return parts, parts.hostname, port
+
+
+def resolve_webhook_url(
+    url: str, *, allow_private: bool, resolver: Resolver = socket.getaddrinfo
+) -> WebhookTarget:
+    """Check ``url`` and resolve its host; refuse it if it is not plain http(s) to a
+    host or (unless ``allow_private``) if any address the name resolves to is refused."""
+    parts, hostname, port = _parse(url)
     try:
-        infos = resolver(parts.hostname, port, proto=socket.IPPROTO_TCP)
+        infos = resolver(hostname, port, proto=socket.IPPROTO_TCP)
         addresses = [ipaddress.ip_address(str(i[4][0]).split("%", 1)[0]) for i in infos]
     except (OSError, ValueError, UnicodeError) as exc:
-        raise WebhookUrlError(f"webhook host {parts.hostname!r} does not resolve: {exc}") from None
+        raise WebhookUrlError(f"webhook host {hostname!r} does not resolve: {exc}") from None
     if not addresses:
-        raise WebhookUrlError(f"webhook host {parts.hostname!r} does not resolve")
+        raise WebhookUrlError(f"webhook host {hostname!r} does not resolve")
     if not allow_private:
         own = _own_addresses()
         for ip in addresses:
             why = forbidden_reason(ip, own)
             if why is not None:
                 raise WebhookUrlError(
-                    f"webhook host {parts.hostname!r} resolves to {ip}, {why}; register it "
+                    f"webhook host {hostname!r} resolves to {ip}, {why}; register it "
                     'with "allow_private": true if that is really meant'
                 )
     ip = addresses[0]
@@ -135,10 +140,14 @@ def resolve_webhook_url(
     return WebhookTarget(
         url=urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")),
         host=parts.netloc,
-        server_name=parts.hostname,
+        server_name=hostname,
     )
 
 
 def check_webhook_url(url: str, *, allow_private: bool) -> None:
-    """Refuse a URL ``resolve_webhook_url`` refuses."""
-    resolve_webhook_url(url, allow_private=allow_private)
+    """At registration: refuse a URL ``resolve_webhook_url`` refuses. With
+    ``allow_private`` any address may be called, so the name need not resolve yet."""
+    if allow_private:
+        _parse(url)
+    else:
+        resolve_webhook_url(url, allow_private=False)

@@ -115,3 +115,8 @@ def test_a_name_is_refused_if_any_of_its_addresses_is_and_the_checked_one_is_cal
     )
     assert target.url == "https://8.8.4.4:8443/x?a=1"
     assert (target.host, target.server_name) == ("hook.example:8443", "hook.example")
+
+
+def test_with_allow_private_a_name_need_not_resolve_at_registration() -> None:
+    # checked (and connected to by address) at each delivery instead
+    check_webhook_url("http://receiver.internal.invalid:8080/hook", allow_private=True)

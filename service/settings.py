@@ -225,11 +225,16 @@ class LiveSettings(BaseSettings):
     poll_s: float = Field(default=1.0, gt=0)
     sse_batch: int = Field(default=500, gt=0, le=10_000)
     webhooks: bool = True
+    # one total deadline per delivery attempt: resolve, connect, send, read the answer
     webhook_timeout_s: float = Field(default=5.0, gt=0)
+    # at most this much of a receiver's answer is read (it is not used), then dropped
+    webhook_max_answer_bytes: int = Field(default=64 * 1024, ge=1, le=2**24)
     webhook_backoff_initial_s: float = Field(default=1.0, gt=0)
     webhook_backoff_max_s: float = Field(default=300.0, gt=0)
     # consecutive failed attempts before an endpoint is disabled (0: never)
     webhook_disable_after: int = Field(default=10, ge=0)
+    # threads for the dispatcher's store calls (endpoints themselves are served
+    # concurrently on one event loop, however many there are)
     webhook_workers: int = Field(default=4, gt=0, le=64)
 
 

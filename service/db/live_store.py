@@ -18,7 +18,12 @@ from sqlalchemy.engine import Connection
 from vigia.ingest.records import Position
 from vigia.service.db import events as ev
 from vigia.service.db.events import LeadEvent
-from vigia.service.db.models import WebhookAttemptRow, WebhookDeliveryRow, WebhookRow
+from vigia.service.db.models import (
+    LeadEventRow,
+    WebhookAttemptRow,
+    WebhookDeliveryRow,
+    WebhookRow,
+)
 
 log = logging.getLogger(__name__)
 _W, _D, _A = WebhookRow, WebhookDeliveryRow, WebhookAttemptRow
@@ -77,6 +82,7 @@ class LiveStore:
 
     _pg: bool
     _tx: Callable[[], AbstractContextManager[Connection]]
+    _insert: Callable[[Any], Any]
 
     def _init_live(self) -> None:
         self._listeners: list[Callable[[int], None]] = []
@@ -230,40 +236,59 @@ class LiveStore:
             )
             return [_record(r) for r in rows]
 
-    def fan_out(self, hook: WebhookRecord, wanted: Callable[[LeadEvent], bool]) -> int:
+    def fan_out(
+        self, hook: WebhookRecord, wanted: Callable[[LeadEvent], bool], *, to_head: bool = False
+    ) -> int:
         """Add a pending delivery for each new event the endpoint wants and move its
-        cursor, in one transaction; returns how many were added."""
-        with self._tx() as conn:
-            cursor = conn.execute(select(_W.cursor).where(_W.id == hook.id)).scalar()
-            if cursor is None:
-                return 0
-            batch = ev.after(conn, int(cursor), 1000)
-            if not batch:
-                return 0
-            rows = [
-                {
-                    "webhook_id": hook.id,
-                    "event_id": e.id,
-                    "priority": e.priority,
-                    "status": "pending",
-                    "attempts": 0,
-                    "created_at": time.time(),
-                }
-                for e in batch
-                if wanted(e)
-            ]
-            if rows:
-                conn.execute(insert(_D), rows)
-            conn.execute(update(_W).where(_W.id == hook.id).values(cursor=batch[-1].id))
-            return len(rows)
+        cursor, a page at a time, each in one transaction (all pages up to the newest
+        event with ``to_head``); returns how many were added. Safe to run concurrently
+        (the dispatcher and a count): a delivery is added once, the cursor only grows."""
+        added = 0
+        while True:
+            with self._tx() as conn:
+                cursor = conn.execute(
+                    select(_W.cursor).where(_W.id == hook.id).with_for_update()
+                ).scalar()
+                if cursor is None:
+                    return added
+                batch = ev.after(conn, int(cursor), 1000)
+                if not batch:
+                    return added
+                rows = [
+                    {
+                        "webhook_id": hook.id,
+                        "event_id": e.id,
+                        "priority": e.priority,
+                        "status": "pending",
+                        "attempts": 0,
+                        "created_at": time.time(),
+                    }
+                    for e in batch
+                    if wanted(e)
+                ]
+                if rows:
+                    conn.execute(
+                        self._insert(_D)
+                        .values(rows)
+                        .on_conflict_do_nothing(index_elements=["webhook_id", "event_id"])
+                    )
+                conn.execute(
+                    update(_W)
+                    .where(_W.id == hook.id, _W.cursor < batch[-1].id)
+                    .values(cursor=batch[-1].id)
+                )
+                added += len(rows)
+            if not to_head:
+                return added
 
     def pending_deliveries(self, webhook_id: int, limit: int) -> list[PendingDelivery]:
-        """Owed deliveries, the most urgent first, then oldest."""
+        """Owed deliveries in event-id order (the order the events were committed in,
+        across leads), so a receiver that was away gets its backlog as it happened."""
         with self._tx() as conn:
             rows = conn.execute(
                 select(_D.id, _D.event_id, _D.attempts)
                 .where(_D.webhook_id == webhook_id, _D.status == "pending")
-                .order_by(_D.priority.desc(), _D.event_id)
+                .order_by(_D.event_id)
                 .limit(limit)
             ).all()
             found = ev.by_ids(conn, [int(r.event_id) for r in rows])
@@ -357,3 +382,19 @@ class LiveStore:
                 .group_by(_D.status)
             ).all()
         return {str(r[0]): int(r[1]) for r in rows}
+
+    def webhook_backlog(self) -> list[tuple[int, bool, int, float | None]]:
+        """Per endpoint: its id, whether it is enabled, how many deliveries it is owed,
+        and when the oldest owed event was stored (None: owed nothing)."""
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(_W.id, _W.enabled, func.count(_D.id), func.min(LeadEventRow.created_at))
+                .select_from(_W)
+                .outerjoin(_D, and_(_D.webhook_id == _W.id, _D.status == "pending"))
+                .outerjoin(LeadEventRow, LeadEventRow.id == _D.event_id)
+                .group_by(_W.id, _W.enabled)
+                .order_by(_W.id)
+            ).all()
+        return [
+            (int(r[0]), bool(r[1]), int(r[2]), None if r[3] is None else float(r[3])) for r in rows
+        ]

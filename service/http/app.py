@@ -21,6 +21,7 @@ from vigia.service.http.dashboard import install_dashboard
 from vigia.service.http.deps import KeyCache, hash_key
 from vigia.service.http.guard import RequestGuard
 from vigia.service.http.metrics import ServiceMetrics
+from vigia.service.http.metrics_live import LiveSources
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.routes import include_routers
 from vigia.service.runtime.live import LiveHub
@@ -174,10 +175,16 @@ def create_app(
         app.state.on_register_changed = runtime.register_changed
         if runtime.worker is not None:
             metrics.attach(runtime.worker.snapshot)
+        repo = runtime.repository
+        live = LiveSources(
+            runtime.live, runtime.dispatcher, repo if isinstance(repo, LiveStore) else None
+        )
+        metrics.attach_live(lambda: live)
         try:
             yield
         finally:
             metrics.attach(lambda: None)
+            metrics.attach_live(LiveSources)
             app.state.worker = None
             runtime.close()
 

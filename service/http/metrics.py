@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from vigia.service.http.metrics_live import LiveCollector, LiveSources
 from vigia.service.runtime.snapshot import IngestSnapshot
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -92,7 +93,9 @@ class _SnapshotCollector(Collector):
         )
         yield age
         yield GaugeMetricFamily(
-            "vigia_write_buffer", "Records waiting to be written to the store", value=snap.buffered
+            "vigia_write_buffer_records",
+            "Records waiting to be written to the store",
+            value=snap.buffered,
         )
         yield GaugeMetricFamily(
             "vigia_store_connected",
@@ -111,10 +114,16 @@ class ServiceMetrics:
         self.registry = CollectorRegistry(auto_describe=False)
         self._source: Callable[[], IngestSnapshot | None] = lambda: None
         self.registry.register(_SnapshotCollector(lambda: self._source()))
+        self._live: Callable[[], LiveSources] = LiveSources
+        self.registry.register(LiveCollector(lambda: self._live()))
 
     def attach(self, source: Callable[[], IngestSnapshot | None]) -> None:
         """Read counts from ``source`` (the worker's snapshot) from now on."""
         self._source = source
+
+    def attach_live(self, source: Callable[[], LiveSources]) -> None:
+        """Read SSE and webhook figures from ``source`` from now on."""
+        self._live = source
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

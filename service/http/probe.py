@@ -45,7 +45,9 @@ class _StatsCollector(Collector):
         for key, value in sorted(self._stats().items()):
             if not isinstance(value, int | float) or isinstance(value, bool):
                 continue
-            metric = f"vigia_bus_{key}"
+            # Prometheus names spell the base unit out: a stat in ``_s`` is ``_seconds``
+            unit = "_seconds" if key.endswith("_s") else ""
+            metric = f"vigia_bus_{key.removesuffix('_s') if unit else key}{unit}"
             family: GaugeMetricFamily | CounterMetricFamily
             if key in GAUGES:
                 family = GaugeMetricFamily(metric, key.replace("_", " "), labels=["worker"])

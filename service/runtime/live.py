@@ -127,6 +127,11 @@ class LiveHub:
                 with contextlib.suppress(RuntimeError):
                     sub._loop.call_soon_threadsafe(sub._on_positions, hits)
 
+    def clients(self) -> tuple[int, int]:
+        """Streams open now, and how many of them take positions (for /metrics)."""
+        with self._lock:
+            return len(self._subs), sum(1 for s in self._subs if s.positions.maxlen)
+
     def close(self) -> None:
         """Detach from the store."""
         for remove in self._removers:

@@ -1,12 +1,19 @@
 """The webhook dispatcher: delivers lead events from the store's outbox to endpoints.
 
-Each round, for every enabled endpoint whose backoff has expired: fan out the events
-after its cursor into pending deliveries (one transaction, so a crash owes them once),
-then send its pending deliveries, the most urgent first, as CloudEvents 1.0 JSON signed
-the Standard Webhooks way. A delivery is marked done only after a 2xx; a failure stops
-that endpoint's round and sets its next attempt after an exponential backoff with
-jitter; after ``webhook_disable_after`` failures in a row it is disabled until an admin
-re-enables it, and what it missed is still owed then.
+Every enabled endpoint whose backoff has expired is served by its own task, so a slow
+or hostile receiver never delays another: fan out the events after its cursor into
+pending deliveries (one transaction, so a crash owes them once), then send its pending
+deliveries in event-id order as CloudEvents 1.0 JSON signed the Standard Webhooks way.
+A delivery is marked done only after a 2xx; a failure stops that endpoint and sets its
+next attempt after an exponential backoff with jitter; after ``webhook_disable_after``
+failures in a row it is disabled until an admin re-enables it, and what it missed is
+still owed then, in event-id order.
+
+Each attempt has one total deadline (``webhook_timeout_s``: resolving, connecting,
+sending and reading the answer together; httpx's own timeouts are per read, which a
+receiver trickling a byte at a time never trips), reads at most
+``webhook_max_answer_bytes`` of the answer and drops the rest with the connection, and
+connects to the address it has just checked (``webhook_url``).
 
 Delivery is at least once: a crash between a receiver's 2xx and the store marking it
 leaves it owed, and it is sent again with the same ``webhook-id`` (the Standard Webhooks
@@ -15,11 +22,16 @@ idempotency key), so a receiver that remembers ids sees every event exactly once
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import json
 import logging
 import random
+import socket
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -31,12 +43,18 @@ from vigia.ingest.records import iso_utc
 from vigia.service.db.events import LeadEvent
 from vigia.service.db.live_store import LiveStore, PendingDelivery, WebhookRecord
 from vigia.service.runtime.live import EventFilter
-from vigia.service.runtime.webhook_url import WebhookUrlError, check_webhook_url
+from vigia.service.runtime.webhook_url import (
+    Resolver,
+    WebhookUrlError,
+    resolve_webhook_url,
+)
 from vigia.service.settings import LiveSettings
 
 log = logging.getLogger("vigia.webhooks")
 SOURCE = "/vigia/leads"
-_ROUND = 100  # deliveries sent per endpoint per round, so one busy endpoint cannot starve
+_BATCH = 100  # deliveries read from the store at a time per endpoint
+#: results counted in ``WebhookDispatcher.results`` (``vigia_webhook_deliveries_total``)
+RESULTS = ("delivered", "http_error", "timeout", "network_error", "url_refused")
 
 
 def cloud_event(event: LeadEvent) -> dict[str, Any]:
@@ -82,76 +100,175 @@ def event_filter(hook: WebhookRecord) -> EventFilter:
 
 
 class WebhookDispatcher:
-    """Runs delivery rounds on a thread; ``wake()`` starts one now (new events)."""
+    """Serves endpoints on an event loop of its own thread; ``wake()`` looks for work now
+    (new events). Store calls run on a small thread pool (``webhook_workers``)."""
 
-    def __init__(self, store: LiveStore, settings: LiveSettings) -> None:
+    def __init__(
+        self, store: LiveStore, settings: LiveSettings, resolver: Resolver = socket.getaddrinfo
+    ) -> None:
         self._store = store
         self._settings = settings
-        self._wake = threading.Event()
+        self._resolver = resolver
         self._stop = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._ready = threading.Event()
         self._pool = ThreadPoolExecutor(settings.webhook_workers, "vigia-webhook")
-        self._client = httpx.Client(
-            timeout=settings.webhook_timeout_s, follow_redirects=False, trust_env=False
-        )
-        self._thread = threading.Thread(target=self._run, name="vigia-webhooks", daemon=True)
+        self._thread = threading.Thread(target=self._main, name="vigia-webhooks", daemon=True)
+        self._counts: Counter[str] = Counter()
+        self._counts_lock = threading.Lock()
 
     def start(self) -> None:
         """Start delivering."""
         self._thread.start()
+        self._ready.wait(10)
 
     def wake(self, _last_id: int = 0) -> None:
-        """New events were committed: run a round now."""
-        self._wake.set()
+        """New events were committed: look for work now (any thread)."""
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has just closed
+                loop.call_soon_threadsafe(wake.set)
 
     def stop(self, timeout: float = 10.0) -> None:
-        """Finish the current round and stop (what is owed stays owed in the store)."""
+        """Stop: attempts in flight are cancelled (what is owed stays owed in the store)."""
         self._stop.set()
-        self._wake.set()
+        self.wake()
         if self._thread.is_alive():
             self._thread.join(timeout)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._client.close()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.run_once()
-            except Exception:  # the store may be away; try again next round
-                log.exception("webhook round failed")
-            self._wake.wait(self._settings.poll_s)
-            self._wake.clear()
+    def results(self) -> dict[str, int]:
+        """Attempts made by this process so far, by result (every result present)."""
+        with self._counts_lock:
+            return {r: self._counts[r] for r in RESULTS}
 
-    def run_once(self) -> None:
-        """One round over every due endpoint (in parallel, each in order)."""
-        hooks = self._store.due_webhooks(time.time())
-        for future in [self._pool.submit(self._serve, h) for h in hooks]:
-            future.result()
+    def _main(self) -> None:
+        asyncio.run(self._run())
 
-    def _serve(self, hook: WebhookRecord) -> None:
-        self._store.fan_out(hook, event_filter(hook))
-        for delivery in self._store.pending_deliveries(hook.id, _ROUND):
-            if self._stop.is_set() or not self._send(hook, delivery):
-                return
+    async def _db(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
 
-    def _send(self, hook: WebhookRecord, delivery: PendingDelivery) -> bool:
-        now = time.time()
-        body, headers = signed_request(hook.secret, delivery.event, now)
-        status: int | None = None
-        error: str | None = None
-        t0 = time.perf_counter()
+    async def _run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._ready.set()
+        tasks: dict[int, asyncio.Task[None]] = {}
+        again: set[int] = set()
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
+        async with httpx.AsyncClient(
+            timeout=self._settings.webhook_timeout_s,
+            follow_redirects=False,
+            trust_env=False,
+            limits=limits,
+        ) as client:
+            while not self._stop.is_set():
+                self._wake.clear()
+                try:
+                    hooks = await self._db(self._store.due_webhooks, time.time())
+                except Exception:  # the store may be away; try again soon
+                    log.exception("webhook round failed")
+                    hooks = []
+                for hook in hooks:
+                    if hook.id in tasks:  # one task per endpoint: each in order
+                        # it may have looked for work before this wake-up's events
+                        # were committed: look again as soon as it ends
+                        again.add(hook.id)
+                        continue
+                    task = asyncio.create_task(self._serve(client, hook))
+                    tasks[hook.id] = task
+                    task.add_done_callback(functools.partial(self._ended, tasks, again, hook.id))
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self._settings.poll_s):
+                        await self._wake.wait()
+            for task in list(tasks.values()):
+                task.cancel()
+            await asyncio.gather(*tasks.values(), return_exceptions=True)
+
+    def _ended(
+        self, tasks: dict[int, asyncio.Task[None]], again: set[int], hook_id: int, _t: object
+    ) -> None:
+        tasks.pop(hook_id, None)
+        if hook_id in again and self._wake is not None:
+            again.discard(hook_id)
+            self._wake.set()
+
+    async def _serve(self, client: httpx.AsyncClient, hook: WebhookRecord) -> None:
+        """Deliver what the endpoint is owed until none is left or an attempt fails."""
         try:
-            check_webhook_url(hook.url, allow_private=hook.allow_private)
-            response = self._client.post(hook.url, content=body, headers=headers)
-            status = response.status_code
-            if not 200 <= status < 300:
-                error = f"HTTP {status}"
+            while not self._stop.is_set():
+                await self._db(self._store.fan_out, hook, event_filter(hook))
+                batch = await self._db(self._store.pending_deliveries, hook.id, _BATCH)
+                if not batch:
+                    return
+                for delivery in batch:
+                    if self._stop.is_set() or not await self._send(client, hook, delivery):
+                        return
+                fresh = await self._db(self._store.get_webhook, hook.id)
+                if fresh is None or not fresh.enabled:  # an admin disabled or deleted it
+                    return
+                hook = fresh
+        except Exception:
+            log.exception("webhook %d: round failed", hook.id)
+
+    async def _attempt(
+        self, client: httpx.AsyncClient, hook: WebhookRecord, delivery: PendingDelivery
+    ) -> tuple[str, int | None, str | None]:
+        """One POST under one total deadline: (result, HTTP status, error)."""
+        limit = self._settings.webhook_timeout_s
+        cap = self._settings.webhook_max_answer_bytes
+        body, headers = signed_request(hook.secret, delivery.event, time.time())
+        try:
+            async with asyncio.timeout(limit):
+                # on the loop's own executor: a slow DNS answer must not hold the
+                # threads every endpoint's store calls use
+                target = await asyncio.to_thread(
+                    resolve_webhook_url,
+                    hook.url,
+                    allow_private=hook.allow_private,
+                    resolver=self._resolver,
+                )
+                request = client.build_request(
+                    "POST",
+                    target.url,
+                    content=body,
+                    headers=headers | {"host": target.host},
+                    extensions={"sni_hostname": target.server_name},
+                )
+                response = await client.send(request, stream=True)
+                try:
+                    read = 0
+                    async for chunk in response.aiter_raw():
+                        read += len(chunk)
+                        if read >= cap:  # the answer is not used: never hold more
+                            break
+                finally:
+                    await response.aclose()
         except WebhookUrlError as exc:
-            error = str(exc)
+            return "url_refused", None, str(exc)
+        except TimeoutError:
+            return "timeout", None, f"no complete answer within {limit:g} s"
+        except httpx.TimeoutException as exc:
+            return "timeout", None, f"{type(exc).__name__}: {exc}"[:500]
         except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"[:500]
-        ok = error is None
+            return "network_error", None, f"{type(exc).__name__}: {exc}"[:500]
+        status = response.status_code
+        if 200 <= status < 300:
+            return "delivered", status, None
+        return "http_error", status, f"HTTP {status}"
+
+    async def _send(
+        self, client: httpx.AsyncClient, hook: WebhookRecord, delivery: PendingDelivery
+    ) -> bool:
+        t0 = time.perf_counter()
+        result, status, error = await self._attempt(client, hook, delivery)
+        with self._counts_lock:
+            self._counts[result] += 1
+        ok = result == "delivered"
         retry_at = None if ok else time.time() + self._backoff(hook.failures + 1)
-        updated = self._store.record_attempt(
+        updated = await self._db(
+            self._store.record_attempt,
             delivery,
             ok=ok,
             status_code=status,

@@ -92,8 +92,9 @@ def test_receiver_down_then_up_and_kill9_every_event_once(store_url: str, tmp_pa
     assert rx.bad_signatures == 0
     assert Counter(rx.ids()).most_common(1)[0][1] == 1, rx.dump()
     late = [e["data"]["id"] for _, e in rx.received[5:]]
-    # the distress beacon, written last while the service was dead, goes out first
-    assert late[0] == "L-sar" and sorted(late[1:]) == ["L-2", "L-5", "L-6", "L-7"], late
+    # what it missed comes in the order it happened; the distress beacon, stored in one
+    # transaction with L-7, got the smaller id of the two
+    assert late == ["L-5", "L-6", "L-sar", "L-7", "L-2"], late
     assert [e["type"] for _, e in rx.received].count("lead.status") == 1
 
     attempts = page["attempts"]
@@ -101,3 +102,56 @@ def test_receiver_down_then_up_and_kill9_every_event_once(store_url: str, tmp_pa
     assert any("Connect" in (a["error"] or "") for a in attempts)
     assert sum(a["ok"] for a in attempts) == 10
     assert page["webhook"]["deliveries"] == {"delivered": 10}
+
+
+def test_reenabled_endpoint_gets_what_it_missed_in_event_order_and_pending_is_true(
+    store_url: str, tmp_path: Path
+) -> None:
+    rx = Receiver().start()
+    store = open_repository(store_url)
+    assert isinstance(store, SqlRepository)
+    store.migrate()
+    svc = Service(tmp_path, store_url, FAST_RETRIES).start()
+    try:
+        status, hook = svc.request("POST", "/webhooks", {"url": rx.url, "allow_private": True})
+        assert status == 201
+        rx.secret, hid = hook["secret"], hook["id"]
+        store.upsert_leads([lead("L-0")])
+        _until(lambda: len(rx.received) == 1)
+        status, _ = svc.request("PATCH", f"/webhooks/{hid}", {"enabled": False})
+        assert status == 200
+
+        # written one change at a time, so this list is the order they happened in;
+        # the distress beacon comes in the middle, after lower-priority events
+        sar = lead("L-sar", rule="SAR-DISTRESS", mmsi=970_000_009, zone_id=None)
+        missed: list[tuple[str, str]] = []
+        for step in ("a", "b", "a!", "sar", "c", "b!", "d", "c!", "sar!"):
+            lead_id = "L-sar" if step.startswith("sar") else f"L-{step[0]}"
+            if step.endswith("!"):
+                store.move_lead(lead_id, Move("triaged"), INSPECTOR)
+                missed.append(("lead.status", lead_id))
+            else:
+                store.upsert_leads([sar if step == "sar" else lead(lead_id)])
+                missed.append(("lead.opened", lead_id))
+        time.sleep(1.0)  # the dispatcher has had its rounds: a disabled endpoint gets nothing
+        assert len(rx.received) == 1
+        status, shown = svc.request("GET", f"/webhooks/{hid}")
+        assert shown["deliveries"] == {"pending": 9, "delivered": 1}, shown
+        status, listed = svc.request("GET", "/webhooks")
+        assert listed["webhooks"][0]["deliveries"] == {"pending": 9, "delivered": 1}
+
+        status, _ = svc.request("PATCH", f"/webhooks/{hid}", {"enabled": True})
+        assert status == 200
+        _until(lambda: len(rx.received) == 10)
+        time.sleep(0.5)  # nothing more may come
+        status, shown = svc.request("GET", f"/webhooks/{hid}")
+    finally:
+        svc.stop()
+        rx.stop()
+        store.close()
+    assert rx.bad_signatures == 0 and len(rx.received) == 10
+    late = [e for _, e in rx.received[1:]]
+    assert [(e["type"], e["subject"]) for e in late] == missed
+    ids = [int(e["id"]) for e in late]
+    assert ids == sorted(ids) and len(set(ids)) == 9
+    assert shown["deliveries"] == {"delivered": 10}

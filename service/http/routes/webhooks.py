@@ -20,6 +20,7 @@ from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.leads import RULE_CODES
 from vigia.service.runtime.webhook_url import check_webhook_url
+from vigia.service.runtime.webhooks import event_filter
 
 router = APIRouter(tags=["webhooks"], dependencies=[Depends(require_role("admin"))])
 EventType = Literal["lead.opened", "lead.updated", "lead.status"]
@@ -77,7 +78,10 @@ class NewHook(BaseModel):
     filters: HookFilters = Field(default_factory=HookFilters)
     allow_private: bool = Field(
         default=False,
-        description="allow a URL on this host, loopback or link-local (refused otherwise)",
+        description=(
+            "allow a URL on this host or in private, shared or special-use address space"
+            " (RFC 1918, 100.64/10, fc00::/7, loopback, link-local...; refused otherwise)"
+        ),
     )
 
 
@@ -119,6 +123,14 @@ def hook_json(hook: WebhookRecord, counts: dict[str, int] | None = None) -> dict
     if counts is not None:
         out["deliveries"] = counts
     return out
+
+
+def _counts(store: LiveStore, hook: WebhookRecord) -> dict[str, int]:
+    """Its deliveries by state. Events past its cursor are owed too (a disabled endpoint
+    is not fanned out by the dispatcher), so they are turned into deliveries first:
+    ``pending`` is then everything it is owed, not only what was fanned out so far."""
+    store.fan_out(hook, event_filter(hook), to_head=True)
+    return store.delivery_counts(hook.id)
 
 
 def _get(store: LiveStore, webhook_id: int) -> WebhookRecord:
@@ -172,7 +184,7 @@ async def create_webhook(request: Request, new: Annotated[NewHook, Body()]) -> J
 def list_webhooks(request: Request) -> dict[str, Any]:
     """Every endpoint, with whether it is enabled and why not (never the secrets)."""
     store = _store(request)
-    return {"webhooks": [hook_json(h, store.delivery_counts(h.id)) for h in store.list_webhooks()]}
+    return {"webhooks": [hook_json(h, _counts(store, h)) for h in store.list_webhooks()]}
 
 
 @router.get(
@@ -186,7 +198,8 @@ def list_webhooks(request: Request) -> dict[str, Any]:
 def get_webhook(request: Request, webhook_id: WebhookId) -> dict[str, Any]:
     """The endpoint, its state and its delivery counts."""
     store = _store(request)
-    return hook_json(_get(store, webhook_id), store.delivery_counts(webhook_id))
+    hook = _get(store, webhook_id)
+    return hook_json(hook, _counts(store, hook))
 
 
 @router.patch(
@@ -208,7 +221,7 @@ def set_webhook_state(
     if hook is None:
         raise NotFoundError(f"no webhook with id {webhook_id}")
     _wake(request)
-    return hook_json(hook, store.delivery_counts(webhook_id))
+    return hook_json(hook, _counts(store, hook))
 
 
 @router.post(
@@ -278,4 +291,4 @@ def list_deliveries(
         }
         for r in rows
     ]
-    return {"webhook": hook_json(hook, store.delivery_counts(webhook_id)), "attempts": attempts}
+    return {"webhook": hook_json(hook, _counts(store, hook)), "attempts": attempts}

@@ -95,9 +95,18 @@ def regime_of(rule: str, procedure: dict[str, Any]) -> str:
     return regime if regime in REGIMES else default_regime(rule)
 
 
-def allowed_moves(status: str, regime: str, procedure: dict[str, Any]) -> tuple[str, ...]:
+#: rules that describe no infraction: a distress beacon is a call for help (0213 c)),
+#: so such a lead is never notified nor given an Auto
+NO_INFRACTION_RULES = frozenset({"SAR-DISTRESS"})
+
+
+def allowed_moves(
+    status: str, regime: str, procedure: dict[str, Any], rule: str = ""
+) -> tuple[str, ...]:
     """Where a lead in ``status`` may go next."""
     moves = _MOVES.get(status, ())
+    if rule in NO_INFRACTION_RULES:
+        moves = tuple(m for m in moves if m not in ("notified", "infraction"))
     if status == "triaged" and regime == LESTA:
         # 0306 a) I: the Notice to Appear precedes the Auto de Infração
         moves = tuple(m for m in moves if m != "infraction")
@@ -264,13 +273,9 @@ def _appeal(proc: dict[str, Any], data: dict[str, Any]) -> None:
     filed = _date(appeal["filed"], "appeal.filed")
     last = proc["decisions"][-1]
     _not_before(filed, _date(last["date"], "decision.date"), "appeal.filed")
-    # 0306 c): a LESTA appeal against a fine needs the fine deposited first
-    fine = proc.get("regime") == LESTA and last.get("penalty") == "multa"
-    if fine and not appeal.get("deposit_receipt"):
-        raise ProcedureDataError(
-            "a LESTA appeal against a fine needs the deposit receipt "
-            "(NORMAM-07 0306 c): depósito prévio)"
-        )
+    # 0306 c) still names a prior deposit for a LESTA appeal against a fine, but binding
+    # law bars it: STF Súmula Vinculante 21 and Lei 9.784/1999 art. 56 §2º. A receipt the
+    # infractor chose to pay may still be recorded; its absence refuses nothing.
     appeals = list(proc.get("appeals") or [])
     appeals.append({**appeal, "instance": len(appeals) + 2})
     proc["appeals"] = appeals
@@ -292,7 +297,7 @@ def apply_move(
         return status, proc
     if move.to not in STATES:
         raise ProcedureDataError(f"unknown status {move.to!r}; states: {', '.join(STATES)}")
-    allowed = allowed_moves(status, proc["regime"], proc)
+    allowed = allowed_moves(status, proc["regime"], proc, rule)
     if move.to not in allowed:
         raise ProcedureConflictError(
             f"a lead cannot go from {status} to {move.to}; "

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, soonest
 from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
+from vigia.alerts.procedure.register import office_named
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError, apply_move
 from vigia.ingest.records import iso_utc
 from vigia.service.db import zones_leads as zl
@@ -88,6 +89,9 @@ def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
             if isinstance(town, str) and town:
                 seat["seat_municipality"] = town
             return seat
+    office = office_named(authority)
+    if office is not None:
+        return {"seat_state": office.seat_state, "seat_municipality": office.seat_municipality}
     return {}
 
 

@@ -125,7 +125,8 @@ class DecisionIn(_In):
 
 
 class AppealIn(_In):
-    """An appeal: the date filed and, for a LESTA fine, the deposit receipt (0306 c))."""
+    """An appeal: the date filed and, optionally, a deposit receipt (never required:
+    STF Súmula Vinculante 21, Lei 9.784/1999 art. 56 §2º, over NORMAM-07 0306 c))."""
 
     filed: Day
     deposit_receipt: Text | None = None

@@ -235,7 +235,7 @@ def _after_decision(
             )
     if not (latest and upheld and decision.get("penalty") == "multa"):
         return
-    paid = _d((proc.get("closure") or {}).get("paid_on"))
+    paid = _d((proc.get("payment") or {}).get("paid_on"))
     if lesta:
         # 0306 b) IV: counted from the notice of the penalty, that is the decision's
         b.add(

@@ -114,6 +114,11 @@ def draft(
     title, basis = TITLES[kind]
     proc = lead.procedure
     info = {**lead.vessel, **(vessel or {})}
+    mmsi = lead.mmsi
+    chosen = (proc.get("auto") or {}).get("vessel")
+    if isinstance(chosen, dict) and chosen.get("mmsi"):
+        # ATON-DAMAGE: the lead's MMSI is the aid's; the Auto names the chosen vessel
+        info, mmsi = {k: v for k, v in chosen.items() if v is not None}, int(chosen["mmsi"])
     pdf = _Doc(f"Minuta gerada pelo Vigia a partir do indício {lead.id}; conferir antes de assinar")
     pdf.add_page()
     pdf.set_font("Helvetica", "B", 11)
@@ -130,7 +135,7 @@ def draft(
 
     pdf.heading("1. EMBARCAÇÃO")
     pdf.field("Nome:", info.get("name"))
-    pdf.field("MMSI / IMO:", f"{lead.mmsi} / {info.get('imo') or BLANK}")
+    pdf.field("MMSI / IMO:", f"{mmsi} / {info.get('imo') or BLANK}")
     pdf.field("Indicativo de chamada:", info.get("callsign"))
     pdf.field(
         "Tipo AIS / comprimento:",

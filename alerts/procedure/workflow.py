@@ -51,6 +51,9 @@ RESPONSIBLE_ROLES = {
 }
 SIGNATURES = ("signed", "refused", "a_rogo")  # 0306 a) II / 0404 a) II
 OUTCOMES = ("procedente", "improcedente")
+#: the decision on an appeal, kept apart from the Auto's judgment: an appeal "não
+#: provido" leaves the penalty standing, so the last instance (DGN) is still open
+APPEAL_OUTCOMES = ("provido", "parcialmente_provido", "nao_provido")
 PENALTIES = ("multa", "suspensao", "cancelamento", "demolicao", "nenhuma")
 #: first appeal to the superior authority, then the last instance (DGN)
 MAX_APPEALS = 2
@@ -98,6 +101,8 @@ def regime_of(rule: str, procedure: dict[str, Any]) -> str:
 #: rules that describe no infraction: a distress beacon is a call for help (0213 c)),
 #: so such a lead is never notified nor given an Auto
 NO_INFRACTION_RULES = frozenset({"SAR-DISTRESS"})
+#: rules whose lead names a station, not a vessel: the Auto names the chosen candidate
+CHOSEN_VESSEL_RULES = frozenset({"ATON-DAMAGE"})
 
 
 def allowed_moves(
@@ -138,6 +143,8 @@ class Move:
     to: str | None
     reason: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    #: ATON-DAMAGE: the vessels the evidence names as candidates (lead details)
+    candidates: tuple[dict[str, Any], ...] = ()
 
 
 def _date(value: Any, what: str) -> dt.date:
@@ -192,9 +199,20 @@ def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str) -> None
     if data.get("payment_notice_date") is not None:
         when = _date(data["payment_notice_date"], "payment_notice_date")
         proc["payment_notice_date"] = when.isoformat()
+    if data.get("paid_on") is not None:
+        _paid(proc, _date(data["paid_on"], "paid_on"))
     if data.get("notice") is not None and status != "triaged":
         # pollution: the summons follows the Auto (0404 b)), so it is entered later
         proc["notice"] = _notice(data["notice"])
+
+
+def _paid(proc: dict[str, Any], paid: dt.date) -> None:
+    """Payment of a fine (0306 b) IV, 0405): only once a fine was imposed, not before it."""
+    fines = [d for d in proc.get("decisions") or [] if d.get("penalty") == "multa"]
+    if not fines:
+        raise ProcedureDataError("paid_on: no decision imposed a fine")
+    _not_before(paid, _date(fines[0]["date"], "decision.date"), "paid_on")
+    proc["payment"] = {"paid_on": paid.isoformat()}
 
 
 def _notice(block: dict[str, Any]) -> dict[str, Any]:
@@ -204,8 +222,27 @@ def _notice(block: dict[str, Any]) -> dict[str, Any]:
     return notice
 
 
+def _aton_vessel(auto: dict[str, Any], candidates: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """The vessel an ATON-DAMAGE Auto names: the one the inspector chose among the
+    candidates, never the aid to navigation whose MMSI the lead carries."""
+    chosen = auto.pop("vessel_mmsi", None)
+    for cand in candidates:
+        if chosen is not None and cand.get("mmsi") == chosen:
+            return {k: cand.get(k) for k in ("mmsi", "name", "ship_type")}
+    known = ", ".join(str(c.get("mmsi")) for c in candidates) or "none"
+    raise ProcedureDataError(
+        f"an ATON-DAMAGE Auto names the vessel chosen among the candidates "
+        f"(auto.vessel_mmsi, one of: {known}), never the aid to navigation"
+    )
+
+
 def _enter_step(
-    proc: dict[str, Any], current: str, to: str, data: dict[str, Any], reason: str | None
+    proc: dict[str, Any],
+    current: str,
+    to: str,
+    data: dict[str, Any],
+    reason: str | None,
+    candidates: tuple[dict[str, Any], ...] | None = None,
 ) -> None:
     """Check and record what arriving in ``to`` requires."""
     if to == "dismissed":
@@ -216,6 +253,8 @@ def _enter_step(
         proc["notice"] = _notice(data.get("notice") or {})
     elif to == "infraction":
         auto = _need(data.get("auto"), ("number", "date", "signature"), "infraction")
+        if candidates is not None:
+            auto["vessel"] = _aton_vessel(auto, candidates)
         if auto["signature"] not in SIGNATURES:
             raise ProcedureDataError(f"auto.signature must be one of {', '.join(SIGNATURES)}")
         issued = _date(auto["date"], "auto.date")
@@ -241,7 +280,20 @@ def _enter_step(
 
 
 def _judge(proc: dict[str, Any], current: str, data: dict[str, Any]) -> None:
-    decision = _need(data.get("decision"), ("date", "outcome"), "judged")
+    if current == "appeal":
+        decision = _need(data.get("decision"), ("date", "appeal_outcome"), "judged")
+        if decision["appeal_outcome"] not in APPEAL_OUTCOMES:
+            names = ", ".join(APPEAL_OUTCOMES)
+            raise ProcedureDataError(f"decision.appeal_outcome must be one of {names}")
+        # the penalty stands unless the appeal was granted in full
+        decision["outcome"] = (
+            "improcedente" if decision["appeal_outcome"] == "provido" else "procedente"
+        )
+        if decision["outcome"] == "procedente" and not decision.get("penalty"):
+            decision["penalty"] = proc["decisions"][-1].get("penalty")
+    else:
+        decision = _need(data.get("decision"), ("date", "outcome"), "judged")
+        decision.pop("appeal_outcome", None)
     if decision["outcome"] not in OUTCOMES:
         raise ProcedureDataError(f"decision.outcome must be one of {', '.join(OUTCOMES)}")
     penalty = decision.get("penalty") or (
@@ -304,5 +356,6 @@ def apply_move(
             f"allowed moves: {', '.join(allowed) or 'none'}",
             allowed,
         )
-    _enter_step(proc, status, move.to, move.data, move.reason)
+    aton = move.candidates if rule in CHOSEN_VESSEL_RULES else None
+    _enter_step(proc, status, move.to, move.data, move.reason, aton)
     return move.to, proc

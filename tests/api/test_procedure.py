@@ -120,8 +120,7 @@ def test_lesta_lead_from_new_to_closed(api: Api) -> None:
     second = {
         "date": "2026-12-18",
         "known_date": "2026-12-28",
-        "outcome": "procedente",
-        "penalty": "multa",
+        "appeal_outcome": "nao_provido",
     }
     b = patch(api, "L-LESTA", {"status": "judged", "decision": second})
     assert due(b)["decisao_recurso"] == ("2026-05-28", False)
@@ -208,12 +207,7 @@ def test_pollution_ballast_lead(api: Api) -> None:
     assert due(b)["recurso"] == ("2027-01-11", True)
     b = patch(api, "L-BW", {"status": "appeal", "appeal": {"filed": "2026-12-30"}})
     assert "decisao_recurso" not in due(b)  # 0404 c) sets the DPC no term
-    second = {
-        "date": "2027-01-25",
-        "known_date": "2027-01-26",
-        "outcome": "procedente",
-        "penalty": "multa",
-    }
+    second = {"date": "2027-01-25", "known_date": "2027-01-26", "appeal_outcome": "nao_provido"}
     b = patch(api, "L-BW", {"status": "judged", "decision": second})
     assert due(b)["recurso_ultima_instancia"] == ("2027-02-15", True)  # Tue 26 Jan + 20
     # notice to pay received Fri 5 Feb 2027: 5 consecutive days run through Carnival

@@ -12,6 +12,8 @@ carry their fields, not their typography.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
+from importlib import resources
 from typing import Any
 
 from fpdf import FPDF
@@ -23,6 +25,30 @@ from vigia.alerts.procedure.workflow import LESTA, regime_of
 from vigia.zones.model import Zone
 
 BLANK = "_" * 28
+#: DejaVu Sans (Debian fonts-dejavu-core 2.37, licence in fonts/LICENSE-DejaVu.txt):
+#: a Unicode font, so any name or address the inspector enters prints
+FONT = "DejaVu"
+_FONTS = resources.files("vigia.alerts.procedure").joinpath("fonts")
+_STYLES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf", "I": "DejaVuSans-Oblique.ttf"}
+#: explicit direction marks, embeddings, overrides and isolates: entered text could
+#: otherwise reorder what the document says around it (a "Trojan Source" name)
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def clean_text(text: str) -> str:
+    """Entered text made safe to print: bidi controls and control, format, surrogate
+    and unassigned characters become U+FFFD, line breaks and tabs stay."""
+    out = []
+    for ch in text:
+        if ch in "\n\t":
+            out.append(ch)
+        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Cn", "Co"):
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 BRT = dt.timezone(dt.timedelta(hours=-3), "Brasília")  # no daylight saving since 2019
 KIND_PT = {
     "platform": "zona de segurança de plataforma",
@@ -62,39 +88,45 @@ def _date_pt(value: str | None) -> str:
 class _Doc(FPDF):
     def __init__(self, footer_text: str) -> None:
         super().__init__(format="A4")
+        for style, name in _STYLES.items():
+            with resources.as_file(_FONTS.joinpath(name)) as path:
+                self.add_font(FONT, style, str(path))
         self._footer_text = footer_text
         self.set_margins(15, 15, 15)
         self.set_auto_page_break(True, 18)
 
     def footer(self) -> None:
         self.set_y(-12)
-        self.set_font("Helvetica", "I", 7)
-        self.cell(0, 4, f"{self._footer_text} - página {self.page_no()}", align="C")
+        self.set_font(FONT, "I", 7)
+        self.cell(0, 4, f"{self._footer_text} - página {self.page_no()} de {{nb}}", align="C")
+
+    def normalize_text(self, text: str) -> str:
+        return super().normalize_text(clean_text(text))
 
     def heading(self, text: str) -> None:
         self.ln(1.5)
-        self.set_font("Helvetica", "B", 9.5)
+        self.set_font(FONT, "B", 9.5)
         self.set_fill_color(235, 235, 235)
         self.cell(0, 5.5, text, fill=True, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
 
     def field(self, label: str, value: Any) -> None:
-        self.set_font("Helvetica", "B", 9)
+        self.set_font(FONT, "B", 9)
         self.cell(48, 5, label)
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
         text = BLANK if value in (None, "") else str(value)
         self.multi_cell(0, 5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def para(self, text: str) -> None:
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
         self.multi_cell(0, 4.8, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def signature(self, label: str) -> None:
         self.ln(7)
         self.cell(0, 4, "_" * 60, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_font("Helvetica", "", 8)
+        self.set_font(FONT, "", 8)
         self.cell(0, 4, label, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
 
 
 def _offence(lead: Lead, zone: Zone | None) -> str:
@@ -121,16 +153,16 @@ def draft(
         info, mmsi = {k: v for k, v in chosen.items() if v is not None}, int(chosen["mmsi"])
     pdf = _Doc(f"Minuta gerada pelo Vigia a partir do indício {lead.id}; conferir antes de assinar")
     pdf.add_page()
-    pdf.set_font("Helvetica", "B", 11)
+    pdf.set_font(FONT, "B", 11)
     pdf.cell(0, 6, "MARINHA DO BRASIL", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    pdf.set_font("Helvetica", "", 10)
+    pdf.set_font(FONT, "", 10)
     authority = lead.authority or f"Capitania / Delegacia / Agência: {BLANK}"
     pdf.cell(0, 5.5, authority, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(2)
-    pdf.set_font("Helvetica", "B", 13)
+    pdf.set_font(FONT, "B", 13)
     number = (proc.get("notice" if kind == "notice" else "auto") or {}).get("number")
     pdf.cell(0, 7, f"{title} Nº {number or BLANK}", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    pdf.set_font("Helvetica", "I", 8)
+    pdf.set_font(FONT, "I", 8)
     pdf.cell(0, 4, basis, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     pdf.heading("1. EMBARCAÇÃO")
@@ -181,7 +213,7 @@ def draft(
     top = pdf.get_y() + 2
     shown = draw_evidence_map(pdf, lead, zone, (15, top, 180, 88))
     pdf.set_y(top + 89)
-    pdf.set_font("Helvetica", "I", 7.5)
+    pdf.set_font(FONT, "I", 7.5)
     pdf.multi_cell(
         0,
         3.6,

@@ -1,0 +1,40 @@
+"""Any entered text prints: drafts from arbitrary Unicode never fail, and bidi controls
+cannot reorder the document (issue 21)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.api.test_procedure import make_lead
+from vigia.alerts.procedure.documents import clean_text, draft
+
+BASE = make_lead("L-UNI")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.text(max_size=60),
+    authority=st.text(max_size=60),
+    kind=st.sampled_from(["notice", "auto"]),
+)
+def test_any_text_drafts(name: str, authority: str, kind: str) -> None:
+    lead = replace(
+        BASE,
+        vessel={**BASE.vessel, "name": name},
+        authority=authority or None,
+        procedure={"regime": "lesta", "responsible": [{"role": "comandante", "name": name}]},
+    )
+    pdf, _ = draft(kind, lead, None)
+    assert pdf.startswith(b"%PDF")
+
+
+def test_names_outside_latin1_and_bidi_overrides() -> None:
+    # before the Unicode font, a single character outside Latin-1 made every draft fail
+    lead = replace(BASE, vessel={**BASE.vessel, "name": "Łódź Ωμέγα 海 \u202eevil"})
+    pdf, _ = draft("auto", lead, None)
+    assert pdf.startswith(b"%PDF")
+    assert clean_text("a\u202eb\u2066c\x00d\ne") == "a\ufffdb\ufffdc\ufffdd\ne"
+    assert clean_text("São João, Ç ß 海") == "São João, Ç ß 海"

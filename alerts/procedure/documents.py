@@ -20,6 +20,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure.deadlines import compute_deadlines
 from vigia.alerts.procedure.docmap import draw_evidence_map
 from vigia.alerts.procedure.workflow import LESTA, regime_of
 from vigia.zones.model import Zone
@@ -79,6 +80,55 @@ def _when(t: float) -> str:
     utc = dt.datetime.fromtimestamp(t, dt.UTC)
     local = utc.astimezone(BRT)
     return f"{utc:%d/%m/%Y %H:%M:%S} UTC ({local:%d/%m/%Y %H:%M} hora de Brasília)"
+
+
+#: ITU-R M.1371-5 Table 53, ship and cargo type, in words (first digit, then exceptions)
+_TYPE_TENS = {
+    2: "embarcação de efeito solo (WIG)",
+    4: "embarcação de alta velocidade",
+    6: "navio de passageiros",
+    7: "navio de carga",
+    8: "navio-tanque",
+    9: "outro tipo",
+}
+_TYPE_EXACT = {
+    30: "pesca",
+    31: "rebocador",
+    32: "rebocador",
+    33: "dragagem ou operação submarina",
+    34: "mergulho",
+    35: "operação militar",
+    36: "veleiro",
+    37: "embarcação de recreio",
+    50: "embarcação de praticagem",
+    51: "busca e salvamento",
+    52: "rebocador",
+    53: "apoio portuário",
+    54: "combate à poluição",
+    55: "aplicação da lei",
+    58: "transporte médico",
+    59: "embarcação não combatente (Res. 18)",
+}
+
+
+def ship_type_pt(code: Any) -> str:
+    """The AIS ship type in words, with its code (``"pesca (30)"``)."""
+    if not isinstance(code, int) or not 0 < code < 100:
+        return "-"
+    words = _TYPE_EXACT.get(code) or _TYPE_TENS.get(code // 10) or "não especificado"
+    return f"{words} ({code})"
+
+
+def num_pt(value: Any, digits: int = 1) -> str:
+    """A number with the decimal comma (``18,0``)."""
+    if not isinstance(value, int | float):
+        return "-"
+    return f"{value:.{digits}f}".replace(".", ",")
+
+
+def _sentence(text: str) -> str:
+    # str.capitalize() would lower every later letter: "NORMAM-20" -> "normam-20"
+    return text[:1].upper() + text[1:]
 
 
 def _date_pt(value: str | None) -> str:
@@ -171,7 +221,7 @@ def draft(
     pdf.field("Indicativo de chamada:", info.get("callsign"))
     pdf.field(
         "Tipo AIS / comprimento:",
-        f"{info.get('ship_type') or '-'} / {info.get('length_m') or '-'} m",
+        f"{ship_type_pt(info.get('ship_type'))} / {num_pt(info.get('length_m'))} m",
     )
     pdf.field("Bandeira (MID):", info.get("flag_mid"))
 
@@ -197,11 +247,11 @@ def draft(
 
     pdf.heading("4. INFRAÇÃO E DISPOSITIVO INFRINGIDO")
     pdf.para(
-        f"{_offence(lead, zone).capitalize()}. Dispositivo: {lead.citation} (regra {lead.rule})."
+        f"{_sentence(_offence(lead, zone))}. Dispositivo: {lead.citation} (regra {lead.rule})."
     )
 
     pdf.heading("5. RESUMO DAS EVIDÊNCIAS (AIS)")
-    sog = "-" if lead.max_sog_kn is None else f"{lead.max_sog_kn:.1f} nós"
+    sog = "-" if lead.max_sog_kn is None else f"{num_pt(lead.max_sog_kn)} nós"
     pdf.para(
         f"Distância mínima à referência da zona: {lead.min_distance_m:.0f} m. Velocidade máxima: "
         f"{sog}. {len(lead.evidence)} posições AIS registradas do início ao fim do episódio, "
@@ -263,6 +313,17 @@ def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
         "Constatada a infração acima descrita, lavro o presente AUTO DE INFRAÇÃO, com cópia "
         f"para o autuado, para julgamento pela Autoridade Competente. O autuado dispõe de {term} "
         "para apresentar defesa."
+    )
+    defence = next(
+        (d for d in compute_deadlines(lead.rule, lead.status, proc) if d.name == "defesa"), None
+    )
+    pdf.field(
+        "Prazo da defesa:",
+        f"até {defence.due:%d/%m/%Y} ({defence.basis})"
+        if defence
+        else "conta-se da ciência deste Auto (NORMAM-07, item 0306 b) I)"
+        if lesta
+        else "conta-se da ciência do Laudo Técnico Ambiental (NORMAM-07, item 0404 b))",
     )
     pdf.field("Penalidade prevista:", "multa (a ser fixada no julgamento)")
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(auto.get('date'))}")

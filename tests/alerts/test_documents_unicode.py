@@ -38,3 +38,14 @@ def test_names_outside_latin1_and_bidi_overrides() -> None:
     assert pdf.startswith(b"%PDF")
     assert clean_text("a\u202eb\u2066c\x00d\ne") == "a\ufffdb\ufffdc\ufffdd\ne"
     assert clean_text("São João, Ç ß 海") == "São João, Ç ß 海"
+
+
+def test_words_and_decimal_comma() -> None:
+    from vigia.alerts.procedure.documents import num_pt, ship_type_pt
+
+    # ITU-R M.1371-5 Table 53: 30 fishing, 36 sailing, 52 tug, 70-79 cargo, 80-89 tanker
+    assert ship_type_pt(30) == "pesca (30)" and ship_type_pt(36) == "veleiro (36)"
+    assert ship_type_pt(52) == "rebocador (52)" and ship_type_pt(79) == "navio de carga (79)"
+    assert ship_type_pt(84) == "navio-tanque (84)" and ship_type_pt(None) == "-"
+    assert ship_type_pt(0) == "-" and ship_type_pt(100) == "-"
+    assert num_pt(18.0) == "18,0" and num_pt(7.25, 2) == "7,25" and num_pt(None) == "-"

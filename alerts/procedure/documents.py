@@ -64,7 +64,12 @@ KIND_PT = {
 }
 TITLES = {
     "notice": ("NOTIFICAÇÃO PARA COMPARECIMENTO", "NORMAM-07/DPC, item 0306 a) I - Anexo 3-A"),
-    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, itens 0306 a) e 0404 a) - Anexo 3-B"),
+    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, item 0306 a) - Anexo 3-B"),
+}
+#: under Lei 9.966 the Auto comes first and the intimação follows it (0404 a), b))
+POLLUTION_TITLES = {
+    "notice": ("INTIMAÇÃO PARA COMPARECIMENTO", "NORMAM-07/DPC, item 0404 b); Lei 9.966/2000"),
+    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, item 0404 a) - Anexo 3-B; Lei 9.966/2000"),
 }
 
 
@@ -193,7 +198,8 @@ def draft(
     kind: str, lead: Lead, zone: Zone | None, vessel: dict[str, Any] | None = None
 ) -> tuple[bytes, dict[str, Any]]:
     """The draft ``notice`` or ``auto`` for ``lead`` as PDF bytes, and what its map shows."""
-    title, basis = TITLES[kind]
+    lesta = regime_of(lead.rule, lead.procedure) == LESTA
+    title, basis = (TITLES if lesta else POLLUTION_TITLES)[kind]
     proc = lead.procedure
     info = {**lead.vessel, **(vessel or {})}
     mmsi = lead.mmsi
@@ -282,20 +288,37 @@ def draft(
 
 def _notice_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     notice = proc.get("notice") or {}
-    pdf.heading("6. NOTIFICAÇÃO")
     where = lead.authority or "esta Organização Militar"
-    pdf.para(
-        f"Fica V.Sa. NOTIFICADO(A) a comparecer a {where} até {_date_pt(notice.get('appear_by'))}, "
-        "munido(a) de documento de identificação e dos documentos da embarcação, para "
-        "prestação de esclarecimentos e obtenção de orientação sobre o fato acima descrito, "
-        "que antecede a eventual lavratura de Auto de Infração (NORMAM-07, item 0306 a) I)."
-    )
+    if regime_of(lead.rule, proc) != LESTA:
+        auto = proc.get("auto") or {}
+        pdf.heading("6. INTIMAÇÃO")
+        pdf.para(
+            f"Fica V.Sa. INTIMADO(A) a comparecer a {where} até "
+            f"{_date_pt(notice.get('appear_by'))} para tomar ciência do Laudo Técnico "
+            "Ambiental do Incidente relativo ao Auto de Infração nº "
+            f"{auto.get('number') or BLANK}. "
+            "Da ciência do Laudo corre o prazo de 20 (vinte) dias para apresentar defesa; não "
+            "comparecendo, o prazo terá início ao final do prazo desta intimação (NORMAM-07, "
+            "item 0404 b))."
+        )
+    else:
+        pdf.heading("6. NOTIFICAÇÃO")
+        _lesta_notice(pdf, where, notice)
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(notice.get('date'))}")
     pdf.signature("Agente da Autoridade Marítima (nome, posto/graduação, assinatura)")
     pdf.signature("Notificado(a) (nome e assinatura) - ciente em ____/____/________")
     pdf.para("[   ] O notificado recusou-se a assinar; o fato foi tomado a termo.")
     pdf.signature("Testemunha 1 (nome, documento, assinatura)")
     pdf.signature("Testemunha 2 (nome, documento, assinatura)")
+
+
+def _lesta_notice(pdf: _Doc, where: str, notice: dict[str, Any]) -> None:
+    pdf.para(
+        f"Fica V.Sa. NOTIFICADO(A) a comparecer a {where} até {_date_pt(notice.get('appear_by'))}, "
+        "munido(a) de documento de identificação e dos documentos da embarcação, para "
+        "prestação de esclarecimentos e obtenção de orientação sobre o fato acima descrito, "
+        "que antecede a eventual lavratura de Auto de Infração (NORMAM-07, item 0306 a) I)."
+    )
 
 
 def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
@@ -329,7 +352,8 @@ def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(auto.get('date'))}")
     pdf.signature("Agente da Autoridade Marítima autuante (nome, posto/graduação, assinatura)")
     pdf.signature("Autuado, preposto ou representante legal (nome e assinatura)")
-    pdf.para("[   ] O autuado recusou-se a assinar; o fato foi tomado a termo (item 0306 a) II).")
+    item = "0306 a) II" if lesta else "0404 a) II"
+    pdf.para(f"[   ] O autuado recusou-se a assinar; o fato foi tomado a termo (item {item}).")
     pdf.para(f"[   ] Assinado a rogo por: {BLANK}{BLANK}")
     pdf.signature("Testemunha 1 (nome, documento, assinatura)")
     pdf.signature("Testemunha 2 (nome, documento, assinatura)")

@@ -49,3 +49,24 @@ def test_words_and_decimal_comma() -> None:
     assert ship_type_pt(84) == "navio-tanque (84)" and ship_type_pt(None) == "-"
     assert ship_type_pt(0) == "-" and ship_type_pt(100) == "-"
     assert num_pt(18.0) == "18,0" and num_pt(7.25, 2) == "7,25" and num_pt(None) == "-"
+
+
+def test_pollution_notice_speaks_of_the_intimacao_and_the_laudo() -> None:
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    lead = replace(
+        make_lead("L-BWN", rule="BW-EXCH-200"),
+        procedure={"regime": "pollution", "auto": {"number": "CPSP-1/2026", "date": "2026-01-26"}},
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "n.pdf"
+        path.write_bytes(draft("notice", lead, None)[0])
+        text = subprocess.run(
+            ["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True
+        ).stdout
+    flat = " ".join(text.split())
+    assert "INTIMAÇÃO PARA COMPARECIMENTO" in flat and "Laudo Técnico Ambiental" in flat
+    assert "CPSP-1/2026" in flat and "0404 b)" in flat
+    assert "antecede a eventual lavratura" not in flat  # the LESTA wording

@@ -304,10 +304,11 @@ def _notice_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     else:
         pdf.heading("6. NOTIFICAÇÃO")
         _lesta_notice(pdf, where, notice)
+    who = "Notificado(a)" if regime_of(lead.rule, proc) == LESTA else "Intimado(a)"
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(notice.get('date'))}")
     pdf.signature("Agente da Autoridade Marítima (nome, posto/graduação, assinatura)")
-    pdf.signature("Notificado(a) (nome e assinatura) - ciente em ____/____/________")
-    pdf.para("[   ] O notificado recusou-se a assinar; o fato foi tomado a termo.")
+    pdf.signature(f"{who} (nome e assinatura) - ciente em ____/____/________")
+    pdf.para(f"[   ] {who} recusou-se a assinar; o fato foi tomado a termo.")
     pdf.signature("Testemunha 1 (nome, documento, assinatura)")
     pdf.signature("Testemunha 2 (nome, documento, assinatura)")
 

@@ -70,3 +70,4 @@ def test_pollution_notice_speaks_of_the_intimacao_and_the_laudo() -> None:
     assert "INTIMAÇÃO PARA COMPARECIMENTO" in flat and "Laudo Técnico Ambiental" in flat
     assert "CPSP-1/2026" in flat and "0404 b)" in flat
     assert "antecede a eventual lavratura" not in flat  # the LESTA wording
+    assert "Intimado(a) (nome e assinatura)" in flat and "Notificado(a)" not in flat

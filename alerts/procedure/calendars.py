@@ -9,14 +9,15 @@ Two counting rules, as the regulations write them:
   vencimento").
 
 Both exclude the day the term starts from (the day of knowledge, of the decision, ...).
-A calendar-day deadline is not moved off a weekend: neither article says so.
+Every term, in working or in calendar days, whose last day is not a working day at the
+seat, or a day the office closes early, ends on the next working day (Lei 9.784/1999 art.
+66 §1º, which governs where the regulations are silent: Lei 9.784 art. 69).
 
 Working days skip Saturdays, Sundays, the public holidays the maintained ``holidays``
-package knows for Brazil, the state of the authority's seat and (where the package has
-one, today only São Paulo capital) its municipality, and the two Carnival days, on which
-federal offices such as a Capitania do not open (ponto facultativo; the package files
-them as "optional", and already as public in states that made Carnival Tuesday a
-holiday, such as Rio de Janeiro).
+package knows for Brazil and the state of the authority's seat, the municipal holidays
+of the seat city (the package's where it has them, else the cited table in
+:mod:`vigia.alerts.procedure.seat_holidays`) and the federal pontos facultativos on which
+federal offices such as a Capitania do not open (a documented, configurable set).
 """
 
 from __future__ import annotations
@@ -29,9 +30,15 @@ from functools import lru_cache
 
 import holidays
 
-#: full days the federal administration does not open although the law names no
-#: holiday; matched on the package's English names so a translation cannot break it
-_FEDERAL_CLOSED_OPTIONAL = frozenset({"Carnival"})
+from vigia.alerts.procedure.seat_holidays import (
+    FEDERAL_CLOSED,
+    FEDERAL_SHORT,
+    MUNICIPAL_HOLIDAYS,
+)
+
+#: Lei 9.784/1999 art. 66 §1º: the term moves to the next working day
+ROLLOVER_BASIS = "Lei 9.784/1999 art. 66 §1º"
+
 #: municipalities the package has as Brazilian subdivisions, by (state, name)
 _MUNICIPAL_SUBDIVS = {("SP", "SAO PAULO"): "São Paulo Capital"}
 
@@ -52,15 +59,33 @@ def _calendar(subdiv: str | None, year: int, category: str) -> holidays.HolidayB
     )
 
 
-@lru_cache(maxsize=256)
-def _closed_days(state: str | None, municipality: str | None, year: int) -> frozenset[dt.date]:
+def _optional(state: str | None, year: int, names: frozenset[str]) -> set[dt.date]:
+    return {d for d, name in _calendar(state, year, "optional").items() if name in names}
+
+
+@lru_cache(maxsize=512)
+def _closed_days(
+    state: str | None, municipality: str | None, year: int, closed: frozenset[str]
+) -> frozenset[dt.date]:
     days: set[dt.date] = set(_calendar(state, year, "public"))
-    optional = _calendar(state, year, "optional")
-    days.update(d for d, name in optional.items() if name in _FEDERAL_CLOSED_OPTIONAL)
-    subdiv = _MUNICIPAL_SUBDIVS.get((state or "", _fold(municipality or "")))
+    days.update(_optional(state, year, closed))
+    key = (state or "", _fold(municipality or ""))
+    subdiv = _MUNICIPAL_SUBDIVS.get(key)
     if subdiv is not None:
         days.update(_calendar(subdiv, year, "public"))
+    days.update(dt.date(year, h.month, h.day) for h in MUNICIPAL_HOLIDAYS.get(key, ()))
     return frozenset(days)
+
+
+@lru_cache(maxsize=512)
+def _short_days(state: str | None, year: int, short: frozenset[str]) -> frozenset[dt.date]:
+    return frozenset(_optional(state, year, short))
+
+
+def has_municipal_calendar(state: str | None, municipality: str | None) -> bool:
+    """Whether the seat city's own holidays are known (package or cited table)."""
+    key = (state or "", _fold(municipality or ""))
+    return key in _MUNICIPAL_SUBDIVS or key in MUNICIPAL_HOLIDAYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +94,10 @@ class SeatCalendar:
 
     state: str | None = None
     municipality: str | None = None
+    #: federal pontos facultativos with no office (package "optional" names)
+    closed_optional: frozenset[str] = FEDERAL_CLOSED
+    #: federal pontos facultativos on which the office closes early
+    short_optional: frozenset[str] = FEDERAL_SHORT
 
     def __post_init__(self) -> None:
         if self.state is not None and self.state not in STATES:
@@ -78,7 +107,19 @@ class SeatCalendar:
         """Whether the authority's office opens on ``day``."""
         if day.weekday() >= 5:
             return False
-        return day not in _closed_days(self.state, self.municipality, day.year)
+        closed = _closed_days(self.state, self.municipality, day.year, self.closed_optional)
+        return day not in closed
+
+    def can_end_term(self, day: dt.date) -> bool:
+        """Whether a term may end on ``day``: a full working day (art. 66 §1º)."""
+        short = _short_days(self.state, day.year, self.short_optional)
+        return self.is_working_day(day) and day not in short
+
+    def roll_forward(self, day: dt.date) -> dt.date:
+        """``day``, or the next day a term may end on (Lei 9.784/1999 art. 66 §1º)."""
+        while not self.can_end_term(day):
+            day += dt.timedelta(days=1)
+        return day
 
     def closed_between(self, start: dt.date, end: dt.date) -> list[dt.date]:
         """The weekdays the office is closed in [start, end] (for explanations)."""
@@ -110,6 +151,12 @@ def add_consecutive_days(start: dt.date, days: int) -> dt.date:
     return start + dt.timedelta(days=days)
 
 
+def term_end(start: dt.date, days: int, working: bool, seat: SeatCalendar) -> dt.date:
+    """The last day of a term: counted, then moved past any day it may not end on."""
+    counted = add_working_days(start, days, seat) if working else add_consecutive_days(start, days)
+    return seat.roll_forward(counted)
+
+
 def months_before(day: dt.date, months: int) -> dt.date:
     """The same day ``months`` calendar months earlier (clamped to that month's end)."""
     total = day.year * 12 + (day.month - 1) - months
@@ -131,6 +178,7 @@ class Deadline:
     pending: bool  # still open in the lead's current state
     met_on: dt.date | None = None  # the date the act was done, when it was
     actor: str = ""  # who must act by the due date
+    counted_to: dt.date | None = None  # the last day counted, when art. 66 §1º moved it
 
     def to_json(self) -> dict[str, object]:
         """The contract's deadline item plus the counting details."""
@@ -145,6 +193,7 @@ class Deadline:
             "met_on": None if self.met_on is None else self.met_on.isoformat(),
             "late": None if self.met_on is None else self.met_on > self.due,
             "actor": self.actor,
+            "counted_to": None if self.counted_to is None else self.counted_to.isoformat(),
         }
 
 

@@ -3,7 +3,8 @@
 LESTA (NORMAM-07 0306): defence 15 working days from knowledge of the Auto (b) I);
 judgment 30 calendar days from the defence, or from the end of its term (b) II);
 payment 15 calendar days (b) IV); appeal 5 working days from knowledge of the decision,
-the fine deposited first (c)), decided in 30 days; last appeal to DGN 5 working days
+decided in 30 days (c); the prior deposit it still names is void: STF Súmula
+Vinculante 21, Lei 9.784/1999 art. 56 §2º); last appeal to DGN 5 working days
 from notice of the appeal's decision, decided in 30 days (d) I).
 
 Pollution (NORMAM-07 0404-0405, NORMAM-20 1.6, Lei 9.966/2000), every term in
@@ -21,11 +22,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from vigia.alerts.procedure.calendars import (
+    ROLLOVER_BASIS,
     Deadline,
     SeatCalendar,
     add_consecutive_days,
     add_working_days,
     months_before,
+    term_end,
 )
 from vigia.alerts.procedure.workflow import LESTA, ProcedureDataError, regime_of
 
@@ -82,10 +85,13 @@ class _Builder:
     ) -> Deadline:
         days, basis = term
         if working:
-            due, counting = add_working_days(start, days, self.seat), "working_days"
+            counted_to, counting = add_working_days(start, days, self.seat), "working_days"
         else:
-            due = add_consecutive_days(start, days)
+            counted_to = add_consecutive_days(start, days)
             counting = "calendar_days" if self.working else "consecutive_days"
+        due = term_end(start, days, working, self.seat)
+        if due != counted_to:
+            basis = f"{basis}; {ROLLOVER_BASIS}"
         item = Deadline(
             name,
             due,
@@ -95,6 +101,7 @@ class _Builder:
             counting,
             pending=self.status in pending_in and met_on is None,
             met_on=met_on,
+            counted_to=None if due == counted_to else counted_to,
         )
         self.out.append(item)
         return item
@@ -158,8 +165,15 @@ def _deadlines(rule: str, status: str, proc: dict[str, Any]) -> list[Deadline]:
     if lesta:
         defence_from = _d(auto.get("known_date"))
     else:
-        # the report's knowledge, else the end of the summons' term when it was ignored
-        defence_from = _d(proc.get("report_known_date")) or (appear_by if auto else None)
+        # 0404 b): knowledge of the Laudo, which comes after the intimação that follows
+        # the Auto, so never before knowledge of the Auto itself; when the summoned party
+        # did not appear, the end of the summons' term
+        report = _d(proc.get("report_known_date"))
+        auto_known = _d(auto.get("known_date"))
+        if report is not None and auto_known is not None:
+            defence_from = max(report, auto_known)
+        else:
+            defence_from = report or (appear_by if auto else None)
     first = decisions[0] if decisions else None
     if defence_from is not None:
         received = _d(proc.get("defence_received"))
@@ -221,7 +235,7 @@ def _after_decision(
             )
     if not (latest and upheld and decision.get("penalty") == "multa"):
         return
-    paid = _d((proc.get("closure") or {}).get("paid_on"))
+    paid = _d((proc.get("payment") or {}).get("paid_on"))
     if lesta:
         # 0306 b) IV: counted from the notice of the penalty, that is the decision's
         b.add(
@@ -269,13 +283,20 @@ def repeat_offence(
 
 def check_dates(rule: str, before: str, status: str, proc: dict[str, Any]) -> None:
     """Date checks that need the deadlines: a judgment without a defence comes only
-    after the defence term ran out (0306 b) II, 0404 b): "após decorrido o prazo")."""
-    if not (before == "infraction" and status == "judged"):
+    after the defence term ran out (0306 b) II, 0404 b): "após decorrido o prazo"), and
+    never while that term has not even started (a pollution Laudo not yet known)."""
+    if not (before == "infraction" and status == "judged") or proc.get("defence_received"):
         return
     decided = dt.date.fromisoformat(proc["decisions"][-1]["date"])
-    for item in compute_deadlines(rule, status, proc):
-        if item.name == "defesa" and decided <= item.due:
-            raise ProcedureDataError(
-                f"no defence was received and its term runs until {item.due} "
-                f"({item.basis}): the judgment can only come after it"
-            )
+    defence = [d for d in compute_deadlines(rule, status, proc) if d.name == "defesa"]
+    if not defence:
+        raise ProcedureDataError(
+            "the defence term has not started (enter when the infractor knew of the Auto "
+            "and of the Laudo Técnico Ambiental, NORMAM-07/DPC 0404 b), or the end of an "
+            "ignored summons): no judgment before it ran out or a defence was received"
+        )
+    if decided <= defence[0].due:
+        raise ProcedureDataError(
+            f"no defence was received and its term runs until {defence[0].due} "
+            f"({defence[0].basis}): the judgment can only come after it"
+        )

@@ -130,7 +130,7 @@ def draw_evidence_map(
         pdf.set_dash_pattern()
     pdf.ellipse(cx - 1.3, cy - 1.3, 2.6, 2.6, style="F")
     pdf.set_text_color(*CLOSEST)
-    pdf.set_font("Helvetica", "B", 8)
+    pdf.set_font(pdf.font_family or "helvetica", "B", 8)
     pdf.text(cx + 2, cy - 2, f"{lead.min_distance_m:.0f} m")
     pdf.set_text_color(0, 0, 0)
 
@@ -143,12 +143,12 @@ def draw_evidence_map(
     pdf.set_line_width(0.4)
     pdf.rect(bx, by - 1.2, bar_mm / 2, 1.2, style="F")
     pdf.rect(bx + bar_mm / 2, by - 1.2, bar_mm / 2, 1.2, style="D")
-    pdf.set_font("Helvetica", "", 7)
+    pdf.set_font(pdf.font_family or "helvetica", "", 7)
     pdf.text(bx, by - 2.2, "0")
     pdf.text(bx + bar_mm - 4, by - 2.2, _label(bar_m))
     ax, ay = x + w - 8, y + 6
     pdf.polygon([(ax, ay), (ax - 2, ay + 6), (ax + 2, ay + 6)], style="DF")
-    pdf.set_font("Helvetica", "B", 8)
+    pdf.set_font(pdf.font_family or "helvetica", "B", 8)
     pdf.text(ax - 1.2, ay + 10, "N")
     return {"scale_bar_m": bar_m, "extent_m": (maxx - minx, maxy - miny), "points": len(track)}
 

@@ -12,17 +12,44 @@ carry their fields, not their typography.
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
+from importlib import resources
 from typing import Any
 
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure.deadlines import compute_deadlines
 from vigia.alerts.procedure.docmap import draw_evidence_map
 from vigia.alerts.procedure.workflow import LESTA, regime_of
 from vigia.zones.model import Zone
 
 BLANK = "_" * 28
+#: DejaVu Sans (Debian fonts-dejavu-core 2.37, licence in fonts/LICENSE-DejaVu.txt):
+#: a Unicode font, so any name or address the inspector enters prints
+FONT = "DejaVu"
+_FONTS = resources.files("vigia.alerts.procedure").joinpath("fonts")
+_STYLES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf", "I": "DejaVuSans-Oblique.ttf"}
+#: explicit direction marks, embeddings, overrides and isolates: entered text could
+#: otherwise reorder what the document says around it (a "Trojan Source" name)
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def clean_text(text: str) -> str:
+    """Entered text made safe to print: bidi controls and control, format, surrogate
+    and unassigned characters become U+FFFD, line breaks and tabs stay."""
+    out = []
+    for ch in text:
+        if ch in "\n\t":
+            out.append(ch)
+        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Cn", "Co"):
+            out.append("\ufffd")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 BRT = dt.timezone(dt.timedelta(hours=-3), "Brasília")  # no daylight saving since 2019
 KIND_PT = {
     "platform": "zona de segurança de plataforma",
@@ -37,7 +64,12 @@ KIND_PT = {
 }
 TITLES = {
     "notice": ("NOTIFICAÇÃO PARA COMPARECIMENTO", "NORMAM-07/DPC, item 0306 a) I - Anexo 3-A"),
-    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, itens 0306 a) e 0404 a) - Anexo 3-B"),
+    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, item 0306 a) - Anexo 3-B"),
+}
+#: under Lei 9.966 the Auto comes first and the intimação follows it (0404 a), b))
+POLLUTION_TITLES = {
+    "notice": ("INTIMAÇÃO PARA COMPARECIMENTO", "NORMAM-07/DPC, item 0404 b); Lei 9.966/2000"),
+    "auto": ("AUTO DE INFRAÇÃO", "NORMAM-07/DPC, item 0404 a) - Anexo 3-B; Lei 9.966/2000"),
 }
 
 
@@ -55,6 +87,55 @@ def _when(t: float) -> str:
     return f"{utc:%d/%m/%Y %H:%M:%S} UTC ({local:%d/%m/%Y %H:%M} hora de Brasília)"
 
 
+#: ITU-R M.1371-5 Table 53, ship and cargo type, in words (first digit, then exceptions)
+_TYPE_TENS = {
+    2: "embarcação de efeito solo (WIG)",
+    4: "embarcação de alta velocidade",
+    6: "navio de passageiros",
+    7: "navio de carga",
+    8: "navio-tanque",
+    9: "outro tipo",
+}
+_TYPE_EXACT = {
+    30: "pesca",
+    31: "rebocador",
+    32: "rebocador",
+    33: "dragagem ou operação submarina",
+    34: "mergulho",
+    35: "operação militar",
+    36: "veleiro",
+    37: "embarcação de recreio",
+    50: "embarcação de praticagem",
+    51: "busca e salvamento",
+    52: "rebocador",
+    53: "apoio portuário",
+    54: "combate à poluição",
+    55: "aplicação da lei",
+    58: "transporte médico",
+    59: "embarcação não combatente (Res. 18)",
+}
+
+
+def ship_type_pt(code: Any) -> str:
+    """The AIS ship type in words, with its code (``"pesca (30)"``)."""
+    if not isinstance(code, int) or not 0 < code < 100:
+        return "-"
+    words = _TYPE_EXACT.get(code) or _TYPE_TENS.get(code // 10) or "não especificado"
+    return f"{words} ({code})"
+
+
+def num_pt(value: Any, digits: int = 1) -> str:
+    """A number with the decimal comma (``18,0``)."""
+    if not isinstance(value, int | float):
+        return "-"
+    return f"{value:.{digits}f}".replace(".", ",")
+
+
+def _sentence(text: str) -> str:
+    # str.capitalize() would lower every later letter: "NORMAM-20" -> "normam-20"
+    return text[:1].upper() + text[1:]
+
+
 def _date_pt(value: str | None) -> str:
     return dt.date.fromisoformat(value).strftime("%d/%m/%Y") if value else BLANK
 
@@ -62,39 +143,45 @@ def _date_pt(value: str | None) -> str:
 class _Doc(FPDF):
     def __init__(self, footer_text: str) -> None:
         super().__init__(format="A4")
+        for style, name in _STYLES.items():
+            with resources.as_file(_FONTS.joinpath(name)) as path:
+                self.add_font(FONT, style, str(path))
         self._footer_text = footer_text
         self.set_margins(15, 15, 15)
         self.set_auto_page_break(True, 18)
 
     def footer(self) -> None:
         self.set_y(-12)
-        self.set_font("Helvetica", "I", 7)
-        self.cell(0, 4, f"{self._footer_text} - página {self.page_no()}", align="C")
+        self.set_font(FONT, "I", 7)
+        self.cell(0, 4, f"{self._footer_text} - página {self.page_no()} de {{nb}}", align="C")
+
+    def normalize_text(self, text: str) -> str:
+        return super().normalize_text(clean_text(text))
 
     def heading(self, text: str) -> None:
         self.ln(1.5)
-        self.set_font("Helvetica", "B", 9.5)
+        self.set_font(FONT, "B", 9.5)
         self.set_fill_color(235, 235, 235)
         self.cell(0, 5.5, text, fill=True, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
 
     def field(self, label: str, value: Any) -> None:
-        self.set_font("Helvetica", "B", 9)
+        self.set_font(FONT, "B", 9)
         self.cell(48, 5, label)
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
         text = BLANK if value in (None, "") else str(value)
         self.multi_cell(0, 5, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def para(self, text: str) -> None:
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
         self.multi_cell(0, 4.8, text, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     def signature(self, label: str) -> None:
         self.ln(7)
         self.cell(0, 4, "_" * 60, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_font("Helvetica", "", 8)
+        self.set_font(FONT, "", 8)
         self.cell(0, 4, label, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_font("Helvetica", "", 9)
+        self.set_font(FONT, "", 9)
 
 
 def _offence(lead: Lead, zone: Zone | None) -> str:
@@ -111,30 +198,36 @@ def draft(
     kind: str, lead: Lead, zone: Zone | None, vessel: dict[str, Any] | None = None
 ) -> tuple[bytes, dict[str, Any]]:
     """The draft ``notice`` or ``auto`` for ``lead`` as PDF bytes, and what its map shows."""
-    title, basis = TITLES[kind]
+    lesta = regime_of(lead.rule, lead.procedure) == LESTA
+    title, basis = (TITLES if lesta else POLLUTION_TITLES)[kind]
     proc = lead.procedure
     info = {**lead.vessel, **(vessel or {})}
+    mmsi = lead.mmsi
+    chosen = (proc.get("auto") or {}).get("vessel")
+    if isinstance(chosen, dict) and chosen.get("mmsi"):
+        # ATON-DAMAGE: the lead's MMSI is the aid's; the Auto names the chosen vessel
+        info, mmsi = {k: v for k, v in chosen.items() if v is not None}, int(chosen["mmsi"])
     pdf = _Doc(f"Minuta gerada pelo Vigia a partir do indício {lead.id}; conferir antes de assinar")
     pdf.add_page()
-    pdf.set_font("Helvetica", "B", 11)
+    pdf.set_font(FONT, "B", 11)
     pdf.cell(0, 6, "MARINHA DO BRASIL", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    pdf.set_font("Helvetica", "", 10)
+    pdf.set_font(FONT, "", 10)
     authority = lead.authority or f"Capitania / Delegacia / Agência: {BLANK}"
     pdf.cell(0, 5.5, authority, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.ln(2)
-    pdf.set_font("Helvetica", "B", 13)
+    pdf.set_font(FONT, "B", 13)
     number = (proc.get("notice" if kind == "notice" else "auto") or {}).get("number")
     pdf.cell(0, 7, f"{title} Nº {number or BLANK}", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-    pdf.set_font("Helvetica", "I", 8)
+    pdf.set_font(FONT, "I", 8)
     pdf.cell(0, 4, basis, align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     pdf.heading("1. EMBARCAÇÃO")
     pdf.field("Nome:", info.get("name"))
-    pdf.field("MMSI / IMO:", f"{lead.mmsi} / {info.get('imo') or BLANK}")
+    pdf.field("MMSI / IMO:", f"{mmsi} / {info.get('imo') or BLANK}")
     pdf.field("Indicativo de chamada:", info.get("callsign"))
     pdf.field(
         "Tipo AIS / comprimento:",
-        f"{info.get('ship_type') or '-'} / {info.get('length_m') or '-'} m",
+        f"{ship_type_pt(info.get('ship_type'))} / {num_pt(info.get('length_m'))} m",
     )
     pdf.field("Bandeira (MID):", info.get("flag_mid"))
 
@@ -160,11 +253,11 @@ def draft(
 
     pdf.heading("4. INFRAÇÃO E DISPOSITIVO INFRINGIDO")
     pdf.para(
-        f"{_offence(lead, zone).capitalize()}. Dispositivo: {lead.citation} (regra {lead.rule})."
+        f"{_sentence(_offence(lead, zone))}. Dispositivo: {lead.citation} (regra {lead.rule})."
     )
 
     pdf.heading("5. RESUMO DAS EVIDÊNCIAS (AIS)")
-    sog = "-" if lead.max_sog_kn is None else f"{lead.max_sog_kn:.1f} nós"
+    sog = "-" if lead.max_sog_kn is None else f"{num_pt(lead.max_sog_kn)} nós"
     pdf.para(
         f"Distância mínima à referência da zona: {lead.min_distance_m:.0f} m. Velocidade máxima: "
         f"{sog}. {len(lead.evidence)} posições AIS registradas do início ao fim do episódio, "
@@ -176,7 +269,7 @@ def draft(
     top = pdf.get_y() + 2
     shown = draw_evidence_map(pdf, lead, zone, (15, top, 180, 88))
     pdf.set_y(top + 89)
-    pdf.set_font("Helvetica", "I", 7.5)
+    pdf.set_font(FONT, "I", 7.5)
     pdf.multi_cell(
         0,
         3.6,
@@ -195,20 +288,38 @@ def draft(
 
 def _notice_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     notice = proc.get("notice") or {}
-    pdf.heading("6. NOTIFICAÇÃO")
     where = lead.authority or "esta Organização Militar"
+    if regime_of(lead.rule, proc) != LESTA:
+        auto = proc.get("auto") or {}
+        pdf.heading("6. INTIMAÇÃO")
+        pdf.para(
+            f"Fica V.Sa. INTIMADO(A) a comparecer a {where} até "
+            f"{_date_pt(notice.get('appear_by'))} para tomar ciência do Laudo Técnico "
+            "Ambiental do Incidente relativo ao Auto de Infração nº "
+            f"{auto.get('number') or BLANK}. "
+            "Da ciência do Laudo corre o prazo de 20 (vinte) dias para apresentar defesa; não "
+            "comparecendo, o prazo terá início ao final do prazo desta intimação (NORMAM-07, "
+            "item 0404 b))."
+        )
+    else:
+        pdf.heading("6. NOTIFICAÇÃO")
+        _lesta_notice(pdf, where, notice)
+    who = "Notificado(a)" if regime_of(lead.rule, proc) == LESTA else "Intimado(a)"
+    pdf.field("Local e data:", f"{BLANK}, {_date_pt(notice.get('date'))}")
+    pdf.signature("Agente da Autoridade Marítima (nome, posto/graduação, assinatura)")
+    pdf.signature(f"{who} (nome e assinatura) - ciente em ____/____/________")
+    pdf.para(f"[   ] {who} recusou-se a assinar; o fato foi tomado a termo.")
+    pdf.signature("Testemunha 1 (nome, documento, assinatura)")
+    pdf.signature("Testemunha 2 (nome, documento, assinatura)")
+
+
+def _lesta_notice(pdf: _Doc, where: str, notice: dict[str, Any]) -> None:
     pdf.para(
         f"Fica V.Sa. NOTIFICADO(A) a comparecer a {where} até {_date_pt(notice.get('appear_by'))}, "
         "munido(a) de documento de identificação e dos documentos da embarcação, para "
         "prestação de esclarecimentos e obtenção de orientação sobre o fato acima descrito, "
         "que antecede a eventual lavratura de Auto de Infração (NORMAM-07, item 0306 a) I)."
     )
-    pdf.field("Local e data:", f"{BLANK}, {_date_pt(notice.get('date'))}")
-    pdf.signature("Agente da Autoridade Marítima (nome, posto/graduação, assinatura)")
-    pdf.signature("Notificado(a) (nome e assinatura) - ciente em ____/____/________")
-    pdf.para("[   ] O notificado recusou-se a assinar; o fato foi tomado a termo.")
-    pdf.signature("Testemunha 1 (nome, documento, assinatura)")
-    pdf.signature("Testemunha 2 (nome, documento, assinatura)")
 
 
 def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
@@ -227,11 +338,23 @@ def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
         f"para o autuado, para julgamento pela Autoridade Competente. O autuado dispõe de {term} "
         "para apresentar defesa."
     )
+    defence = next(
+        (d for d in compute_deadlines(lead.rule, lead.status, proc) if d.name == "defesa"), None
+    )
+    pdf.field(
+        "Prazo da defesa:",
+        f"até {defence.due:%d/%m/%Y} ({defence.basis})"
+        if defence
+        else "conta-se da ciência deste Auto (NORMAM-07, item 0306 b) I)"
+        if lesta
+        else "conta-se da ciência do Laudo Técnico Ambiental (NORMAM-07, item 0404 b))",
+    )
     pdf.field("Penalidade prevista:", "multa (a ser fixada no julgamento)")
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(auto.get('date'))}")
     pdf.signature("Agente da Autoridade Marítima autuante (nome, posto/graduação, assinatura)")
     pdf.signature("Autuado, preposto ou representante legal (nome e assinatura)")
-    pdf.para("[   ] O autuado recusou-se a assinar; o fato foi tomado a termo (item 0306 a) II).")
+    item = "0306 a) II" if lesta else "0404 a) II"
+    pdf.para(f"[   ] O autuado recusou-se a assinar; o fato foi tomado a termo (item {item}).")
     pdf.para(f"[   ] Assinado a rogo por: {BLANK}{BLANK}")
     pdf.signature("Testemunha 1 (nome, documento, assinatura)")
     pdf.signature("Testemunha 2 (nome, documento, assinatura)")

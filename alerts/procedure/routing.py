@@ -42,11 +42,16 @@ def jurisdictions(zones: Sequence[Zone]) -> list[Zone]:
 
 
 def zone_at(lon: float, lat: float, zones: Sequence[Zone]) -> Zone | None:
-    """The jurisdiction zone covering a point (the first by id when zones overlap)."""
+    """The jurisdiction zone covering a point.
+
+    Overlap rule: where zones overlap, the smallest zone wins (a Delegacia's or an
+    Agência's area carved out of its Capitania's is the more specific one, as 0305
+    gives the CP, DL or AG of the place); equal areas fall back to the zone id only so
+    the answer is stable."""
     point = shapely.Point(lon, lat)
     # inside the polygon is distance 0: Zone.authority_at is the one authority rule
     hits = [z for z in zones if z.geometry.covers(point) and z.authority_at(0.0)]
-    return min(hits, key=lambda z: z.id) if hits else None
+    return min(hits, key=lambda z: (z.geometry.area, z.id)) if hits else None
 
 
 def zone_for_port(destination: str | None, zones: Sequence[Zone]) -> Zone | None:

@@ -45,8 +45,15 @@ class Silence:
         return (self.starts_at is None or self.starts_at <= t) and t <= self.until
 
 
+#: leads no silence may hide: a life in danger (SAR-DISTRESS, NORMAM-07 0213 c)) and a
+#: sealed or detained vessel that moves (PROC-SEAL, 0310)
+NEVER_SILENCED = frozenset({"SAR-DISTRESS", "PROC-SEAL"})
+
+
 def silence_for(lead: Lead, silences: Sequence[Silence]) -> Silence | None:
     """The silence (lowest id) covering ``lead`` on its first position's time."""
+    if lead.rule in NEVER_SILENCED:
+        return None
     hits = [s for s in silences if s.covers(lead.mmsi, lead.zone_id, lead.started_at)]
     return min(hits, key=lambda s: s.id) if hits else None
 

@@ -51,6 +51,9 @@ RESPONSIBLE_ROLES = {
 }
 SIGNATURES = ("signed", "refused", "a_rogo")  # 0306 a) II / 0404 a) II
 OUTCOMES = ("procedente", "improcedente")
+#: the decision on an appeal, kept apart from the Auto's judgment: an appeal "não
+#: provido" leaves the penalty standing, so the last instance (DGN) is still open
+APPEAL_OUTCOMES = ("provido", "parcialmente_provido", "nao_provido")
 PENALTIES = ("multa", "suspensao", "cancelamento", "demolicao", "nenhuma")
 #: first appeal to the superior authority, then the last instance (DGN)
 MAX_APPEALS = 2
@@ -95,9 +98,20 @@ def regime_of(rule: str, procedure: dict[str, Any]) -> str:
     return regime if regime in REGIMES else default_regime(rule)
 
 
-def allowed_moves(status: str, regime: str, procedure: dict[str, Any]) -> tuple[str, ...]:
+#: rules that describe no infraction: a distress beacon is a call for help (0213 c)),
+#: so such a lead is never notified nor given an Auto
+NO_INFRACTION_RULES = frozenset({"SAR-DISTRESS"})
+#: rules whose lead names a station, not a vessel: the Auto names the chosen candidate
+CHOSEN_VESSEL_RULES = frozenset({"ATON-DAMAGE"})
+
+
+def allowed_moves(
+    status: str, regime: str, procedure: dict[str, Any], rule: str = ""
+) -> tuple[str, ...]:
     """Where a lead in ``status`` may go next."""
     moves = _MOVES.get(status, ())
+    if rule in NO_INFRACTION_RULES:
+        moves = tuple(m for m in moves if m not in ("notified", "infraction"))
     if status == "triaged" and regime == LESTA:
         # 0306 a) I: the Notice to Appear precedes the Auto de Infração
         moves = tuple(m for m in moves if m != "infraction")
@@ -129,6 +143,8 @@ class Move:
     to: str | None
     reason: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    #: ATON-DAMAGE: the vessels the evidence names as candidates (lead details)
+    candidates: tuple[dict[str, Any], ...] = ()
 
 
 def _date(value: Any, what: str) -> dt.date:
@@ -183,9 +199,20 @@ def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str) -> None
     if data.get("payment_notice_date") is not None:
         when = _date(data["payment_notice_date"], "payment_notice_date")
         proc["payment_notice_date"] = when.isoformat()
+    if data.get("paid_on") is not None:
+        _paid(proc, _date(data["paid_on"], "paid_on"))
     if data.get("notice") is not None and status != "triaged":
         # pollution: the summons follows the Auto (0404 b)), so it is entered later
         proc["notice"] = _notice(data["notice"])
+
+
+def _paid(proc: dict[str, Any], paid: dt.date) -> None:
+    """Payment of a fine (0306 b) IV, 0405): only once a fine was imposed, not before it."""
+    fines = [d for d in proc.get("decisions") or [] if d.get("penalty") == "multa"]
+    if not fines:
+        raise ProcedureDataError("paid_on: no decision imposed a fine")
+    _not_before(paid, _date(fines[0]["date"], "decision.date"), "paid_on")
+    proc["payment"] = {"paid_on": paid.isoformat()}
 
 
 def _notice(block: dict[str, Any]) -> dict[str, Any]:
@@ -195,8 +222,27 @@ def _notice(block: dict[str, Any]) -> dict[str, Any]:
     return notice
 
 
+def _aton_vessel(auto: dict[str, Any], candidates: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """The vessel an ATON-DAMAGE Auto names: the one the inspector chose among the
+    candidates, never the aid to navigation whose MMSI the lead carries."""
+    chosen = auto.pop("vessel_mmsi", None)
+    for cand in candidates:
+        if chosen is not None and cand.get("mmsi") == chosen:
+            return {k: cand.get(k) for k in ("mmsi", "name", "ship_type")}
+    known = ", ".join(str(c.get("mmsi")) for c in candidates) or "none"
+    raise ProcedureDataError(
+        f"an ATON-DAMAGE Auto names the vessel chosen among the candidates "
+        f"(auto.vessel_mmsi, one of: {known}), never the aid to navigation"
+    )
+
+
 def _enter_step(
-    proc: dict[str, Any], current: str, to: str, data: dict[str, Any], reason: str | None
+    proc: dict[str, Any],
+    current: str,
+    to: str,
+    data: dict[str, Any],
+    reason: str | None,
+    candidates: tuple[dict[str, Any], ...] | None = None,
 ) -> None:
     """Check and record what arriving in ``to`` requires."""
     if to == "dismissed":
@@ -207,6 +253,8 @@ def _enter_step(
         proc["notice"] = _notice(data.get("notice") or {})
     elif to == "infraction":
         auto = _need(data.get("auto"), ("number", "date", "signature"), "infraction")
+        if candidates is not None:
+            auto["vessel"] = _aton_vessel(auto, candidates)
         if auto["signature"] not in SIGNATURES:
             raise ProcedureDataError(f"auto.signature must be one of {', '.join(SIGNATURES)}")
         issued = _date(auto["date"], "auto.date")
@@ -232,7 +280,20 @@ def _enter_step(
 
 
 def _judge(proc: dict[str, Any], current: str, data: dict[str, Any]) -> None:
-    decision = _need(data.get("decision"), ("date", "outcome"), "judged")
+    if current == "appeal":
+        decision = _need(data.get("decision"), ("date", "appeal_outcome"), "judged")
+        if decision["appeal_outcome"] not in APPEAL_OUTCOMES:
+            names = ", ".join(APPEAL_OUTCOMES)
+            raise ProcedureDataError(f"decision.appeal_outcome must be one of {names}")
+        # the penalty stands unless the appeal was granted in full
+        decision["outcome"] = (
+            "improcedente" if decision["appeal_outcome"] == "provido" else "procedente"
+        )
+        if decision["outcome"] == "procedente" and not decision.get("penalty"):
+            decision["penalty"] = proc["decisions"][-1].get("penalty")
+    else:
+        decision = _need(data.get("decision"), ("date", "outcome"), "judged")
+        decision.pop("appeal_outcome", None)
     if decision["outcome"] not in OUTCOMES:
         raise ProcedureDataError(f"decision.outcome must be one of {', '.join(OUTCOMES)}")
     penalty = decision.get("penalty") or (
@@ -264,13 +325,9 @@ def _appeal(proc: dict[str, Any], data: dict[str, Any]) -> None:
     filed = _date(appeal["filed"], "appeal.filed")
     last = proc["decisions"][-1]
     _not_before(filed, _date(last["date"], "decision.date"), "appeal.filed")
-    # 0306 c): a LESTA appeal against a fine needs the fine deposited first
-    fine = proc.get("regime") == LESTA and last.get("penalty") == "multa"
-    if fine and not appeal.get("deposit_receipt"):
-        raise ProcedureDataError(
-            "a LESTA appeal against a fine needs the deposit receipt "
-            "(NORMAM-07 0306 c): depósito prévio)"
-        )
+    # 0306 c) still names a prior deposit for a LESTA appeal against a fine, but binding
+    # law bars it: STF Súmula Vinculante 21 and Lei 9.784/1999 art. 56 §2º. A receipt the
+    # infractor chose to pay may still be recorded; its absence refuses nothing.
     appeals = list(proc.get("appeals") or [])
     appeals.append({**appeal, "instance": len(appeals) + 2})
     proc["appeals"] = appeals
@@ -292,12 +349,13 @@ def apply_move(
         return status, proc
     if move.to not in STATES:
         raise ProcedureDataError(f"unknown status {move.to!r}; states: {', '.join(STATES)}")
-    allowed = allowed_moves(status, proc["regime"], proc)
+    allowed = allowed_moves(status, proc["regime"], proc, rule)
     if move.to not in allowed:
         raise ProcedureConflictError(
             f"a lead cannot go from {status} to {move.to}; "
             f"allowed moves: {', '.join(allowed) or 'none'}",
             allowed,
         )
-    _enter_step(proc, status, move.to, move.data, move.reason)
+    aton = move.candidates if rule in CHOSEN_VESSEL_RULES else None
+    _enter_step(proc, status, move.to, move.data, move.reason, aton)
     return move.to, proc

@@ -7,6 +7,7 @@ the caller's transaction, so a change and its record are one commit or none.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import insert, select, update
@@ -15,6 +16,7 @@ from sqlalchemy.engine import Connection
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, soonest
 from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
+from vigia.alerts.procedure.register import office_named
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError, apply_move
 from vigia.ingest.records import iso_utc
 from vigia.service.db import zones_leads as zl
@@ -32,9 +34,9 @@ def move_lead(
     conn: Connection, pg: bool, lead_id: str, move: Move, actor: Actor, now: float
 ) -> Lead | None:
     """Apply ``move`` to a lead and append its history row; None if there is no lead."""
-    sel = select(LeadRow.status, LeadRow.rule, LeadRow.procedure, LeadRow.authority).where(
-        LeadRow.id == lead_id
-    )
+    sel = select(
+        LeadRow.status, LeadRow.rule, LeadRow.procedure, LeadRow.authority, LeadRow.details
+    ).where(LeadRow.id == lead_id)
     if pg:
         sel = sel.with_for_update()
     row = conn.execute(sel).first()
@@ -44,6 +46,8 @@ def move_lead(
     start = before_proc
     if not before_proc.get("seat_state") and row.authority:
         start = {**before_proc, **_seat(conn, pg, row.authority)}
+    cands = (row.details or {}).get("candidates") or []
+    move = replace(move, candidates=tuple(c for c in cands if isinstance(c, dict)))
     status, proc = apply_move(row.rule, row.status, start, move)
     check_dates(row.rule, row.status, status, proc)
     due = soonest(compute_deadlines(row.rule, status, proc))
@@ -88,6 +92,9 @@ def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
             if isinstance(town, str) and town:
                 seat["seat_municipality"] = town
             return seat
+    office = office_named(authority)
+    if office is not None:
+        return {"seat_state": office.seat_state, "seat_municipality": office.seat_municipality}
     return {}
 
 

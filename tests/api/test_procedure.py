@@ -9,6 +9,7 @@ New Year Fri 1 Jan 2027.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -106,11 +107,10 @@ def test_lesta_lead_from_new_to_closed(api: Api) -> None:
     assert due(b)["pagamento"] == ("2026-05-05", True)
     assert due(b)["julgamento"] == ("2026-04-01", False)
 
-    # 0306 c): an appeal against a fine needs the deposit receipt
-    r = patch(api, "L-LESTA", {"status": "appeal", "appeal": {"filed": "2026-04-28"}}, 422)
-    assert "deposit" in r["detail"]
+    # a deposit receipt may be recorded (never required: see test_seven_cases)
     appeal = {"filed": "2026-04-28", "deposit_receipt": "GRU 0001234"}
     b = patch(api, "L-LESTA", {"status": "appeal", "appeal": appeal})
+    assert b["procedure"]["appeals"][0]["deposit_receipt"] == "GRU 0001234"
     assert due(b)["decisao_recurso"] == ("2026-05-28", True)  # 30 days from Tue 28 Apr
     who = {d["name"]: d["actor"] for d in b["deadlines"]}
     assert who["decisao_recurso"].startswith("Capitão dos Portos") and who["defesa"] == "autuado"
@@ -120,8 +120,7 @@ def test_lesta_lead_from_new_to_closed(api: Api) -> None:
     second = {
         "date": "2026-12-18",
         "known_date": "2026-12-28",
-        "outcome": "procedente",
-        "penalty": "multa",
+        "appeal_outcome": "nao_provido",
     }
     b = patch(api, "L-LESTA", {"status": "judged", "decision": second})
     assert due(b)["decisao_recurso"] == ("2026-05-28", False)
@@ -203,16 +202,12 @@ def test_pollution_ballast_lead(api: Api) -> None:
     assert "2026-03-11" in r["detail"]
     decision = {"date": "2026-12-20", "outcome": "procedente", "penalty": "multa"}
     b = patch(api, "L-BW", {"status": "judged", "decision": decision})
-    # appeal 20 days from Sun 20 Dec -> Sat 9 Jan 2027 (consecutive: no weekend rollover)
-    assert due(b)["recurso"] == ("2027-01-09", True)
+    # appeal 20 days from Sun 20 Dec reaches Sat 9 Jan 2027: Lei 9.784 art. 66 §1º moves
+    # it to Mon 11 Jan
+    assert due(b)["recurso"] == ("2027-01-11", True)
     b = patch(api, "L-BW", {"status": "appeal", "appeal": {"filed": "2026-12-30"}})
     assert "decisao_recurso" not in due(b)  # 0404 c) sets the DPC no term
-    second = {
-        "date": "2027-01-25",
-        "known_date": "2027-01-26",
-        "outcome": "procedente",
-        "penalty": "multa",
-    }
+    second = {"date": "2027-01-25", "known_date": "2027-01-26", "appeal_outcome": "nao_provido"}
     b = patch(api, "L-BW", {"status": "judged", "decision": second})
     assert due(b)["recurso_ultima_instancia"] == ("2027-02-15", True)  # Tue 26 Jan + 20
     # notice to pay received Fri 5 Feb 2027: 5 consecutive days run through Carnival
@@ -264,3 +259,92 @@ def test_due_soonest_sort_and_repeat_offence(api: Api) -> None:
     # and L-R0 has no earlier infraction: L-R1 came later
     first = api.client.get("/leads/L-R0", headers=api.h("viewer")).json()
     assert first["repeat_offence"]["prior"] == []
+
+
+def test_seven_cases_of_the_law(api: Api) -> None:
+    """Issue 20's table, through the API; every expected date worked out by hand (see
+    docs/procedure-terms.md for the calendars)."""
+    cprj, cpsp = "Capitania dos Portos do Rio de Janeiro", "Capitania dos Portos de São Paulo"
+    api.repo.upsert_leads(
+        [
+            make_lead("L-RIO"),
+            make_lead("L-PAY"),
+            replace(make_lead("L-OIL", rule="BW-EXCH-200"), authority=cpsp),
+            replace(make_lead("L-OIL2", rule="BW-EXCH-200"), authority=cpsp),
+            make_lead("L-SAR", rule="SAR-DISTRESS"),
+            replace(make_lead("L-COPA"), authority=None, closest_lon=-43.18, closest_lat=-22.97),
+        ]
+    )
+    # 1. LESTA defence, Auto known Wed 13 Jan 2027, seat Rio de Janeiro (from the bundled
+    # register): 15 working days skip Wed 20 Jan (São Sebastião) -> Thu 4 Feb
+    b = patch(api, "L-RIO", {"status": "triaged"})
+    assert b["calendar"]["state"] == "RJ" and b["calendar"]["municipality"] == "Rio de Janeiro"
+    patch(
+        api,
+        "L-RIO",
+        {"status": "notified", "notice": {"date": "2027-01-11", "appear_by": "2027-01-12"}},
+    )
+    auto = {"number": "CPRJ-9/2027", "date": "2027-01-13", "signature": "signed"}
+    b = patch(api, "L-RIO", {"status": "infraction", "auto": auto})
+    assert due(b)["defesa"] == ("2027-02-04", True)
+
+    # 2. LESTA payment, decision known Fri 20 Mar 2026: 15 calendar days reach Sat 4 Apr;
+    # Lei 9.784 art. 66 §1º moves it past Sun 5 Apr -> Mon 6 Apr
+    patch(api, "L-PAY", {"status": "triaged", "seat_state": "RJ"})
+    patch(
+        api,
+        "L-PAY",
+        {"status": "notified", "notice": {"date": "2026-02-02", "appear_by": "2026-02-05"}},
+    )
+    auto = {"number": "CPRJ-2/2026", "date": "2026-02-06", "signature": "signed"}
+    patch(api, "L-PAY", {"status": "infraction", "auto": auto})
+    patch(api, "L-PAY", {"status": "defence", "defence_received": "2026-03-02"})
+    decision = {"date": "2026-03-20", "outcome": "procedente", "penalty": "multa"}
+    b = patch(api, "L-PAY", {"status": "judged", "decision": decision})
+    pay = next(d for d in b["deadlines"] if d["name"] == "pagamento")
+    assert (pay["due"], pay["counted_to"]) == ("2026-04-06", "2026-04-04")
+    assert "Lei 9.784/1999 art. 66 §1º" in pay["basis"]
+    # 5. a LESTA appeal against a fine without any deposit receipt is accepted (STF
+    # Súmula Vinculante 21; Lei 9.784 art. 56 §2º)
+    b = patch(api, "L-PAY", {"status": "appeal", "appeal": {"filed": "2026-03-25"}})
+    assert b["status"] == "appeal"
+
+    # 3. pollution defence, Auto and Laudo known Tue 27 Jan 2026, seat Santos: 20 days
+    # reach Carnival Mon 16 Feb, Tue 17 is closed too -> Wed 18 Feb (Ash Wednesday opens)
+    b = patch(api, "L-OIL", {"status": "triaged"})
+    assert b["calendar"]["municipality"] == "Santos"
+    auto = {"number": "CPSP-1/2026", "date": "2026-01-26", "signature": "signed"}
+    patch(api, "L-OIL", {"status": "infraction", "auto": auto})
+    b = patch(api, "L-OIL", {"report_known_date": "2026-01-27"})
+    assert due(b)["defesa"] == ("2026-02-18", True)
+    # a Laudo known before the Auto cannot start the term before the Auto is known
+    b = patch(api, "L-OIL", {"report_known_date": "2026-01-20"})
+    assert due(b)["defesa"][0] == "2026-02-18"  # from Mon 26 Jan: Sun 15 Feb -> Wed 18
+
+    # 4. pollution lead, no report date: a same-day judgment is refused and changes nothing
+    patch(api, "L-OIL2", {"status": "triaged"})
+    auto = {"number": "CPSP-2/2026", "date": "2026-03-02", "signature": "signed"}
+    patch(api, "L-OIL2", {"status": "infraction", "auto": auto})
+    decision = {"date": "2026-03-02", "outcome": "procedente", "penalty": "multa"}
+    r = patch(api, "L-OIL2", {"status": "judged", "decision": decision}, 422)
+    assert "not started" in r["detail"]
+    body = api.client.get("/leads/L-OIL2", headers=api.h("viewer")).json()
+    assert body["status"] == "infraction" and "decisions" not in body["procedure"]
+    # the other side: once a defence was received the judgment may come
+    patch(api, "L-OIL2", {"status": "defence", "defence_received": "2026-03-02"})
+    b = patch(api, "L-OIL2", {"status": "judged", "decision": decision})
+    assert b["status"] == "judged"
+
+    # 6. a distress beacon is no infraction: no Notice, no Auto, under either regime
+    r = patch(api, "L-SAR", {"status": "triaged", "regime": "pollution"})
+    notice = {"date": "2026-02-02", "appear_by": "2026-02-05"}
+    r = patch(api, "L-SAR", {"status": "notified", "notice": notice}, 409)
+    assert r["allowed"] == ["dismissed"]
+    auto = {"number": "X", "date": "2026-02-06", "signature": "signed"}
+    patch(api, "L-SAR", {"status": "infraction", "auto": auto}, 409)
+
+    # 7. a lead off Copacabana with no jurisdiction zone loaded: the nearest seat of the
+    # bundled register, labelled approximate
+    body = api.client.get("/leads/L-COPA", headers=api.h("viewer")).json()
+    assert body["authority"] == cprj
+    assert body["details"]["routing"]["approximate"] is True

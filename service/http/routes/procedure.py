@@ -108,6 +108,12 @@ class AutoIn(_In):
         default=None, description="when the infractor knew of the Auto (default: its date)"
     )
     signature: Literal["signed", "refused", "a_rogo"]
+    vessel_mmsi: int | None = Field(
+        default=None,
+        ge=0,
+        le=999_999_999,
+        description="ATON-DAMAGE: the candidate vessel the inspector holds responsible",
+    )
     signed_by: Text | None = None
     witnesses: list[Text] = Field(default_factory=list, max_length=4)
     refusal_note: Annotated[str, Field(max_length=2000)] | None = None
@@ -118,14 +124,21 @@ class DecisionIn(_In):
 
     date: Day
     known_date: Day | None = Field(default=None, description="when the infractor knew of it")
-    outcome: Literal["procedente", "improcedente"]
+    outcome: Literal["procedente", "improcedente"] | None = Field(
+        default=None, description="the Auto's judgment (first instance)"
+    )
+    appeal_outcome: Literal["provido", "parcialmente_provido", "nao_provido"] | None = Field(
+        default=None,
+        description="the decision on an appeal, kept apart from the Auto's judgment",
+    )
     penalty: Literal["multa", "suspensao", "cancelamento", "demolicao", "nenhuma"] | None = None
     fine_brl: Annotated[float, Field(ge=0, le=1e10)] | None = None
     summary: Annotated[str, Field(max_length=4000)] | None = None
 
 
 class AppealIn(_In):
-    """An appeal: the date filed and, for a LESTA fine, the deposit receipt (0306 c))."""
+    """An appeal: the date filed and, optionally, a deposit receipt (never required:
+    STF Súmula Vinculante 21, Lei 9.784/1999 art. 56 §2º, over NORMAM-07 0306 c))."""
 
     filed: Day
     deposit_receipt: Text | None = None
@@ -154,20 +167,37 @@ class FineFactorsIn(_In):
 class LeadChange(_In):
     """A move in the procedure (``status``) and/or data for the lead's record."""
 
-    status: Literal[LEAD_STATES] | None = None  # type: ignore[valid-type]
-    reason: Annotated[str, Field(max_length=2000)] | None = None
-    regime: Literal[REGIMES] | None = None  # type: ignore[valid-type]
-    seat_state: UF | None = None
-    seat_municipality: Text | None = None
-    responsible: list[PartyIn] | None = Field(default=None, max_length=20)
-    notice: NoticeIn | None = None
-    auto: AutoIn | None = None
-    report_known_date: Day | None = None
-    defence_received: Day | None = None
-    decision: DecisionIn | None = None
-    appeal: AppealIn | None = None
-    payment_notice_date: Day | None = None
-    fine_factors: FineFactorsIn | None = None
+    status: Literal[LEAD_STATES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="the state to move to; omit to only enter data"
+    )
+    reason: Annotated[str, Field(max_length=2000)] | None = Field(
+        default=None, description="why (required to dismiss)"
+    )
+    regime: Literal[REGIMES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="LESTA or pollution (Lei 9.966); fixed once the Notice/Auto"
+    )
+    seat_state: UF | None = Field(default=None, description="the authority's seat state (UF)")
+    seat_municipality: Text | None = Field(
+        default=None, description="the authority's seat city (its municipal holidays)"
+    )
+    responsible: list[PartyIn] | None = Field(
+        default=None, max_length=20, description="liable parties (NORMAM-07 0304)"
+    )
+    notice: NoticeIn | None = Field(default=None, description="Notice / intimação")
+    auto: AutoIn | None = Field(default=None, description="Auto de Infração (to infraction)")
+    report_known_date: Day | None = Field(
+        default=None, description="pollution: infractor's knowledge of the Laudo (0404 b))"
+    )
+    defence_received: Day | None = Field(default=None, description="date the defence arrived")
+    decision: DecisionIn | None = Field(default=None, description="judgment (to judged)")
+    appeal: AppealIn | None = Field(default=None, description="appeal (to appeal)")
+    payment_notice_date: Day | None = Field(
+        default=None, description="pollution: receipt of the notice to pay (0405)"
+    )
+    paid_on: Day | None = Field(default=None, description="the date the fine was paid")
+    fine_factors: FineFactorsIn | None = Field(
+        default=None, description="fine factors (NORMAM-20 1.5.2 c), 1.5.3)"
+    )
 
 
 def visible(lead: Lead | None, caller: ApiKeyRecord, lead_id: str) -> Lead:

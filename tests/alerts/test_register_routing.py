@@ -1,0 +1,72 @@
+"""The bundled register of offices, its approximate jurisdiction, the overlap rule of
+loaded zones, and the leads no silence hides."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import shapely
+
+from tests.api.test_procedure import make_lead
+from vigia.alerts.procedure.calendars import STATES, SeatCalendar
+from vigia.alerts.procedure.register import REACH_NM, distance_nm, nearest_office, offices
+from vigia.alerts.procedure.routing import zone_at
+from vigia.alerts.procedure.silencing import Silence, silence_for
+from vigia.zones.model import Zone, ZoneKind
+
+
+def test_register_rows_are_complete() -> None:
+    rows = offices()
+    assert len({o.name for o in rows}) == len(rows) >= 20
+    for o in rows:
+        assert o.kind in ("capitania", "delegacia", "agencia") and o.seat_state in STATES
+        assert -75 < o.seat_lon < -28 and -34 < o.seat_lat < 6 and 1 <= o.naval_district <= 9
+        SeatCalendar(o.seat_state, o.seat_municipality)  # every seat has a calendar
+
+
+@pytest.mark.parametrize(
+    ("lon", "lat", "office"),
+    [
+        (-43.18, -22.97, "Capitania dos Portos do Rio de Janeiro"),  # off Copacabana
+        (-46.30, -24.05, "Capitania dos Portos de São Paulo"),  # off Santos
+        (-40.05, -22.37, "Capitania dos Portos de Macaé"),  # Campos basin platforms
+        (-38.47, -13.02, "Capitania dos Portos da Bahia"),  # off Salvador
+    ],
+)
+def test_nearest_seat(lon: float, lat: float, office: str) -> None:
+    found = nearest_office(lon, lat)
+    assert found is not None and found.name == office
+
+
+def test_reach_and_distance() -> None:
+    # one degree of latitude is 60 NM (the nautical mile's definition, near enough)
+    assert distance_nm(-40, -20, -40, -21) == pytest.approx(60.0, rel=0.01)
+    assert nearest_office(-20.0, -25.0) is None  # mid-Atlantic: beyond REACH_NM
+    assert REACH_NM >= 200  # covers the EEZ from a seat on the coast
+
+
+def _zone(zid: str, authority: str, box: tuple[float, float, float, float]) -> Zone:
+    return Zone(
+        id=zid,
+        name=zid,
+        kind=ZoneKind.JURISDICTION,
+        geometry=shapely.box(*box),
+        authority=authority,
+    )
+
+
+def test_overlap_goes_to_the_smaller_zone_not_the_id() -> None:
+    big = _zone("a-capitania", "CP", (-45, -25, -40, -20))
+    small = _zone("z-delegacia", "DL", (-44.5, -23.2, -44.0, -22.8))
+    assert zone_at(-44.3, -23.0, [big, small]).authority == "DL"  # type: ignore[union-attr]
+    assert zone_at(-41.0, -21.0, [big, small]).authority == "CP"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("rule", "hidden"), [("SEC-PLATFORM", True), ("SAR-DISTRESS", False), ("PROC-SEAL", False)]
+)
+def test_silences_never_hide_distress_or_seal(rule: str, hidden: bool) -> None:
+    lead = replace(make_lead("L-S", rule=rule), zone_id="plat-p66")
+    everything = Silence(1, None, None, None, lead.started_at + 10, "maintenance")
+    assert (silence_for(lead, [everything]) is not None) is hidden

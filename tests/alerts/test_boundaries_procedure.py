@@ -47,6 +47,12 @@ def _judge(day: str, outcome: str = "procedente") -> Move:
     return Move("judged", data={"decision": {"date": day, "outcome": outcome}})
 
 
+def _appeal_decided(day: str) -> Move:
+    # a decision on appeal says the appeal's own outcome, apart from the Auto's judgment
+    # (a rejected first appeal still opens the second instance)
+    return Move("judged", data={"decision": {"date": day, "appeal_outcome": "nao_provido"}})
+
+
 def _appeal(day: str) -> Move:
     return Move("appeal", data={"appeal": {"filed": day}})
 
@@ -84,9 +90,9 @@ def test_two_appeal_instances_then_no_more() -> None:
         Move("defence", data={"defence_received": "2025-03-20"}),
         _judge("2025-04-10"),
         _appeal("2025-04-15"),
-        _judge("2025-05-06"),
+        _appeal_decided("2025-05-06"),
         _appeal("2025-05-12"),
-        _judge("2025-06-02"),
+        _appeal_decided("2025-06-02"),
     )
     assert status == "judged" and len(proc["appeals"]) == 2
     assert "appeal" not in allowed_moves(status, "pollution", proc)

@@ -3,15 +3,10 @@
 import { api } from "./api.js";
 import { t, timeEl, number, onLang, localInputToIso } from "./i18n.js";
 import { esc } from "./map.js";
+import { moveForm, problemText } from "./moveform.js";
+import "./words.js";
 
 const SAR = "SAR-DISTRESS";
-// NORMAM-07 0302-0306 / issue 12: where each state may go (the server has the last word;
-// a 409 names the allowed moves and is shown as it comes)
-const MOVES = {
-  new: ["triaged", "dismissed"], triaged: ["notified", "infraction", "dismissed"],
-  notified: ["infraction", "dismissed"], infraction: ["defence", "judged"], defence: ["judged"],
-  judged: ["appeal", "closed"], appeal: ["judged", "closed"], dismissed: [], closed: [],
-};
 // service/http/routes/documents.py DRAFTABLE: the states a draft is made in
 const DRAFTABLE = ["triaged", "notified", "infraction"];
 const SHAPES = { "SAR-DISTRESS": "⚠", "SEC-PLATFORM": "◆", "SEC-MILITARY": "■", "BATH-MOTOR": "●", "BATH-SAIL": "○", "SEC-NOTICE": "▲" };
@@ -173,31 +168,17 @@ export class LeadPanel {
 
   workflow(l) {
     const box = document.createElement("div");
-    const form = document.createElement("form");
-    form.className = "actions";
-    form.id = "workflow";
-    // the issue-12 state machine when the service has it, else whatever the route accepts
-    const known = this.features.statuses?.length ? this.features.statuses : Object.keys(MOVES);
-    const machine = known.includes("triaged") && l.status in MOVES;
-    const offered = known.filter((s) => s !== l.status && (!machine || MOVES[l.status].includes(s)));
-    if (offered.length) {
-      form.innerHTML = `<label>${esc(t("wf.move"))}<select name="status">${offered.map((s) => `<option value="${esc(s)}">${esc(t("st." + s))}</option>`).join("")}</select></label>
-        <label>${esc(t("wf.reason"))}<input name="reason" maxlength="500"></label><button type="submit">${esc(t("wf.apply"))}</button><span class="msg" role="status"></span>`;
-      form.addEventListener("submit", async (e) => {
-        e.preventDefault();
-        const fd = new FormData(form);
-        const body = { status: fd.get("status") };
-        if (fd.get("reason")) body.reason = fd.get("reason");
-        const msg = form.querySelector(".msg");
-        try {
-          const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
-          this.notice = { id: l.id, text: t("wf.done"), until: Date.now() + 15_000 };
-          this.put(out);
-          await this.select(l.id, { fit: false });
-        } catch (err) { msg.textContent = `${t("err")}: ${err.message}`; msg.className = "msg error"; }
-      });
-      box.append(form);
-    }
+    // the moves and their fields come from the API: the lead's allowed_moves and the
+    // PATCH body's schema, so the page offers nothing the server would refuse as a move
+    const form = moveForm(this.features.doc, l, async (body, msg) => {
+      try {
+        const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
+        this.notice = { id: l.id, text: t("wf.done"), until: Date.now() + 15_000 };
+        this.put(out);
+        await this.select(l.id, { fit: false });
+      } catch (err) { msg.textContent = `${t("err")}: ${problemText(err)}`; msg.className = "msg error"; }
+    });
+    if (form) box.append(form);
     // drafts exist once a lead was looked at and while its Notice or Auto may be issued
     if (this.features.documents.length && DRAFTABLE.includes(l.status)) {
       const docs = document.createElement("div");
@@ -211,7 +192,7 @@ export class LeadPanel {
         const file = p.split("/").pop().replace(/\.pdf$/, "");
         b.textContent = kind ? t(kind) : file;
         b.addEventListener("click", () => download(p.replace(/\{[^}]+\}/, encodeURIComponent(l.id)), `${l.id}-${file}.pdf`)
-          .catch((err) => { said.textContent = `${t("err")}: ${err.message}`; said.className = "msg error"; }));
+          .catch((err) => { said.textContent = `${t("err")}: ${problemText(err)}`; said.className = "msg error"; }));
         docs.append(b);
       }
       docs.append(said);
@@ -235,7 +216,7 @@ export class LeadPanel {
       if (scope !== "zone") body.mmsi = l.mmsi;
       if (scope !== "vessel") body.zone_id = l.zone_id;
       try { await api(this.features.silences, { method: "POST", body }); f.querySelector(".msg").textContent = t("sil.done"); }
-      catch (err) { f.querySelector(".msg").textContent = `${t("err")}: ${err.message}`; }
+      catch (err) { f.querySelector(".msg").textContent = `${t("err")}: ${problemText(err)}`; }
     });
     return f;
   }

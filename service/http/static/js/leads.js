@@ -1,10 +1,11 @@
 // The lead panel: a store fed by the stream (or the first page of /leads), filters,
 // newest first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
 import { api } from "./api.js";
-import { t, timeEl, number, onLang, localInputToIso } from "./i18n.js";
+import { t, timeEl, timeText, number, onLang, localInputToIso } from "./i18n.js";
 import { esc } from "./map.js";
 import { moveForm, problemText } from "./moveform.js";
 import "./words.js";
+import { positionEl, age, ddm } from "./position.js";
 
 const SAR = "SAR-DISTRESS";
 // service/http/routes/documents.py DRAFTABLE: the states a draft is made in
@@ -105,7 +106,9 @@ export class LeadPanel {
     st.textContent = t("st." + l.status);
     const meta = document.createElement("span");
     meta.className = "meta";
-    meta.append(`${l.zone_id || "—"} · ${number(l.min_distance_m, 0)} m · `, timeEl(l.started_at),
+    const cp = l.closest_point?.coordinates;
+    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : `${l.zone_id || "—"} · ${number(l.min_distance_m, 0)} m`;
+    meta.append(`${where} · `, timeEl(l.started_at),
       l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dueOf(l)}` : "");
     b.append(badge, who, st, meta);
     b.addEventListener("click", () => this.select(l.id));
@@ -137,8 +140,16 @@ export class LeadPanel {
     mm.addEventListener("click", () => this.onVessel(l.mmsi));
     add("d.vessel", mm);
     add("d.citation", l.citation);
-    add("d.zone", `${l.zone_id || "—"} (${l.zone_kind || "—"})`);
-    add("d.distance", `${number(l.min_distance_m, 0)} m`);
+    if (l.rule === SAR) {
+      // a beacon has no zone: what the rescue centre needs is where it is now
+      const last = [...(l.evidence || [])].sort((a, b) => (a.t < b.t ? -1 : 1)).at(-1);
+      if (last) add("d.lastfix", positionEl(last.lat, last.lon, `${timeText(last.t)} (${age(last.t)})`));
+    } else {
+      add("d.zone", `${l.zone_id || "—"} (${l.zone_kind || "—"})`);
+      add("d.distance", `${number(l.min_distance_m, 0)} m`);
+    }
+    const cp = l.closest_point?.coordinates;
+    if (cp && l.rule !== SAR) add("d.closestpos", positionEl(cp[1], cp[0]));
     add("d.sog", `${number(l.max_sog_kn)} kn`);
     add("d.started", timeEl(l.started_at));
     add("d.ended", l.ended_at ? timeEl(l.ended_at) : t("open"));

@@ -195,8 +195,11 @@ export class VigiaMap {
       const c = f.geometry.type === "Point" ? [f.geometry.coordinates] : f.geometry.coordinates;
       for (const x of c) b.extend(x);
     }
-    if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom: 15, duration: 0 });
-    if (cp) {
+    // a beacon's few fixes would fill the screen at street scale; the rescue picture
+    // needs the coast around it, so a distress lead opens at most at zoom 9 (~20 nm wide)
+    const maxZoom = lead.rule === "SAR-DISTRESS" ? 9 : 15;
+    if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom, duration: 0 });
+    if (cp && lead.rule !== "SAR-DISTRESS") {
       this.distPopup.setLngLat(cp.geometry.coordinates)
         .setHTML(`<strong>${number(cp.properties.distance_m, 0)} m</strong> · ${esc(lead.zone_id || "")}`).addTo(this.map);
     }

@@ -4,6 +4,8 @@ import { extend } from "./i18n.js";
 
 extend({
   "pt-BR": {
+    "pos.copy": "Copiar", "pos.copied": "Copiado", "pos.selected": "Selecionado (Ctrl+C)",
+    "d.closestpos": "Ponto mais próximo", "d.lastfix": "Última posição do sinal",
     "mv.more": "Mais dados do processo", "mv.add": "Adicionar", "mv.lines": "um por linha",
     "fld.status": "Situação", "fld.reason": "Motivo", "fld.regime": "Regime",
     "fld.seat_state": "UF da sede", "fld.seat_municipality": "Município da sede",
@@ -36,6 +38,8 @@ extend({
     "err.store-unavailable": "Banco de dados indisponível; tente novamente.", "err.http": "O servidor recusou (HTTP {status}).",
   },
   en: {
+    "pos.copy": "Copy", "pos.copied": "Copied", "pos.selected": "Selected (Ctrl+C)",
+    "d.closestpos": "Closest point", "d.lastfix": "Beacon's latest fix",
     "mv.more": "More case data", "mv.add": "Add", "mv.lines": "one per line",
     "fld.status": "Status", "fld.reason": "Reason", "fld.regime": "Regime",
     "fld.seat_state": "Seat state", "fld.seat_municipality": "Seat municipality",

@@ -3,6 +3,7 @@ its step needs, only the moves the API allows, errors in Portuguese from the cod
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -54,7 +55,12 @@ def _move(
         assert time.monotonic() < deadline, f"no move to {to}: {msg}"
         time.sleep(0.1)
     page.wait_for_selector("#lead-detail .notice:text-matches('Situação alterada')")
-    assert page.locator("#lead-detail dd", has_text=_WORDS[to]).count() >= 1
+    shown = page.locator("#lead-detail dd", has_text=_WORDS[to]).count()
+    assert shown >= 1, (watched_errors(page), to)
+
+
+def watched_errors(page: Any) -> str:
+    return str(page.evaluate("window.__vigiaErrors || []"))
 
 
 _WORDS = {
@@ -112,6 +118,20 @@ def test_a_lesta_lead_goes_from_new_to_closed_from_the_page(
     _move(page, service, lead_id, "closed", {"reason": "arquivado"})
     assert page.locator("#workflow").count() == 0  # nothing more to offer
     watched.doc_shot("06-closed")
+    _no_raw_codes(page.locator("#lead-detail").inner_text())
+    _no_raw_codes(page.locator("#lead-list").inner_text())
+
+
+RAW = re.compile(
+    r"\b(bather_beach|platform|triaged|notified|infraction|judged|dismissed|lesta|"
+    r"comparecimento_|new|closed)\b|platform-BR|beach-|(?<![\d/])\d{4}-\d\d-\d\d(?![\d:T])"
+)
+
+
+def _no_raw_codes(text: str) -> None:
+    """No API code on a panel: statuses, zone kinds, zone ids, ISO-only dates."""
+    found = sorted({m.group(0) for m in RAW.finditer(text)})
+    assert found == [], found
 
 
 def test_a_pollution_lead_goes_from_new_to_judged_from_the_page(

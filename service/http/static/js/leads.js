@@ -1,7 +1,7 @@
 // The lead panel: a store fed by the stream (or the first page of /leads), filters,
 // newest first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
 import { api } from "./api.js";
-import { t, timeEl, timeText, number, onLang, localInputToIso } from "./i18n.js";
+import { t, has, getLang, timeEl, timeText, number, onLang, localInputToIso } from "./i18n.js";
 import { esc } from "./map.js";
 import { moveForm, problemText } from "./moveform.js";
 import "./words.js";
@@ -65,10 +65,12 @@ export class LeadPanel {
     sel.value = cur;
   }
 
+  zoneName(id) { return id ? this.map.zoneNames?.get(id) || id : "—"; }
+
   render() {
     const all = [...this.leads.values()];
     this.fillSelect("rule", new Set(all.map((l) => l.rule)));
-    this.fillSelect("zone", new Set(all.map((l) => l.zone_id)));
+    this.fillSelect("zone", new Set(all.map((l) => l.zone_id)), (v) => this.zoneName(v));
     this.fillSelect("authority", new Set(all.map((l) => l.authority)));
     this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || [])]), (v) => t("st." + v));
     const rows = this.visible();
@@ -107,9 +109,9 @@ export class LeadPanel {
     const meta = document.createElement("span");
     meta.className = "meta";
     const cp = l.closest_point?.coordinates;
-    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : `${l.zone_id || "—"} · ${number(l.min_distance_m, 0)} m`;
+    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
     meta.append(`${where} · `, timeEl(l.started_at),
-      l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dueOf(l)}` : "");
+      l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
     b.append(badge, who, st, meta);
     b.addEventListener("click", () => this.select(l.id));
     li.append(b);
@@ -145,7 +147,7 @@ export class LeadPanel {
       const last = [...(l.evidence || [])].sort((a, b) => (a.t < b.t ? -1 : 1)).at(-1);
       if (last) add("d.lastfix", positionEl(last.lat, last.lon, `${timeText(last.t)} (${age(last.t)})`));
     } else {
-      add("d.zone", `${l.zone_id || "—"} (${l.zone_kind || "—"})`);
+      add("d.zone", `${this.zoneName(l.zone_id)} (${l.zone_kind ? t("kind." + l.zone_kind) : "—"})`);
       add("d.distance", `${number(l.min_distance_m, 0)} m`);
     }
     const cp = l.closest_point?.coordinates;
@@ -164,15 +166,14 @@ export class LeadPanel {
       p.className = "notice"; p.setAttribute("role", "status"); p.textContent = this.notice.text;
       d.append(p);
     }
-    if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "basis"], l.deadlines, [t("name"), t("d.due"), t("d.basis")]));
-    const repeats = l.repeat_offences ?? l.repeats ?? l.recidivism;
-    if (repeats) {
+    if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "state", "basis"], l.deadlines.map((x) => ({ ...x, name: word("dl.", x.name), due: dateText(x.due), state: deadlineState(x) })), [t("name"), t("d.due"), t("dl.state"), t("d.basis")]));
+    const rep = l.repeat_offence;
+    if (rep) {
       const p = document.createElement("p");
-      const list = Array.isArray(repeats) ? repeats : repeats.leads || [];
-      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${list.length} ${repeats.applies ? "(×3)" : ""}`;
+      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${esc(rep.applies ? t("rep.yes", { n: (rep.prior || []).length }) : t("rep.no"))} <small>${esc(rep.basis || "")}</small>`;
       d.append(p);
     }
-    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "from", "to", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${x.by.role})` : x.by })), [t("d.at"), t("d.by"), "→", "", t("d.reason")]));
+    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "move", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${x.by.role})` : x.by, move: `${x.from ? t("st." + x.from) : "—"} → ${t("st." + x.to)}` })), [t("d.at"), t("d.by"), t("d.move"), t("d.reason")]));
     if (this.session.can("inspector")) d.append(this.workflow(l));
     d.focus({ preventScroll: true });
   }
@@ -239,6 +240,27 @@ async function download(path, name) {
   const a = document.createElement("a");
   a.href = url; a.download = name; a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const word = (prefix, code) => (has(prefix + code) ? t(prefix + code) : code);
+
+/** A calendar date (YYYY-MM-DD) in the reader's form, e.g. 03/03/2026. */
+function dateText(iso) {
+  if (!iso) return "—";
+  const [y, m, day] = iso.split("-").map(Number);
+  return new Intl.DateTimeFormat(getLang(), { timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, day)));
+}
+
+/** pendente / vence em N dias / vencido / cumprido, from the API's pending, met_on, late. */
+function deadlineState(x) {
+  if (x.met_on) return t(x.late ? "dl.met_late" : "dl.met", { on: dateText(x.met_on) });
+  if (!x.pending) return "—";
+  if (!x.due) return t("dl.pending");
+  const today = new Date(new Date().toLocaleString("en-US", { timeZone: "America/Sao_Paulo" }));
+  const [y, m, day] = x.due.split("-").map(Number);
+  const days = Math.round((Date.UTC(y, m - 1, day) - Date.UTC(today.getFullYear(), today.getMonth(), today.getDate())) / 86400e3);
+  if (days < 0) return t("dl.late");
+  return days === 0 ? t("dl.today") : t("dl.in", { n: days });
 }
 
 export function table(title, cols, rows, heads = cols) {

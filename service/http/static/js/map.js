@@ -140,7 +140,7 @@ export class VigiaMap {
     hover("vessel-arrow", vesselHtml);
     hover("vessel-dot", vesselHtml);
     hover("vessel-all", vesselHtml);
-    const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(f.properties.kind)}` +
+    const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(t("kind." + f.properties.kind))}` +
       (f.properties.width_m ? ` · ${number(f.properties.width_m, 0)} m (${esc(f.properties.band || "")})` : "");
     hover("zone-fill", zoneHtml);
     hover("lead-ring", (f) => `<strong>${esc(f.properties.rule)}</strong><br>${esc(f.properties.label)}`);
@@ -154,6 +154,8 @@ export class VigiaMap {
       api("/map/zones", { accept: "application/geo+json" }), api("/ballast/lines", { accept: "application/geo+json" })]);
     this.map.getSource("land").setData(land);
     this.map.getSource("zones").setData(zones);
+    // every bundled zone has a name: panels show it instead of the id
+    this.zoneNames = new Map(zones.features.filter((f) => f.properties?.name).map((f) => [f.properties.id, f.properties.name]));
     this.map.getSource("lines").setData(lines);
     this.counts = { land: land.features.length, zones: zones.features.length, lines: lines.features.length };
   }

@@ -69,7 +69,12 @@ def payload(lead: Lead, status: str | None = None) -> dict[str, Any]:
     return data
 
 
-def append(conn: Connection, items: Sequence[tuple[str, Lead, str | None]], now: float) -> int:
+def append(
+    conn: Connection,
+    items: Sequence[tuple[str, Lead, str | None]],
+    now: float,
+    extra: dict[str, Any] | None = None,
+) -> int:
     """Store events ``(type, lead, stored status)``, the most urgent first so they get
     the smaller ids and go out first; returns the highest id written (0 if none)."""
     if not items:
@@ -87,7 +92,7 @@ def append(conn: Connection, items: Sequence[tuple[str, Lead, str | None]], now:
                 zone_id=lead.zone_id,
                 authority=lead.authority,
                 priority=priority(lead.rule),
-                payload=payload(lead, status),
+                payload={**payload(lead, status), **(extra or {})},
             )
             .returning(LeadEventRow.id)
         ).scalar_one()

@@ -290,7 +290,11 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         with self._tx() as conn:
             ev.lock(conn, self._pg)  # event ids stay in commit order
             lead = ps.move_lead(conn, self._pg, lead_id, move, actor, time.time())
-            last_id = 0 if lead is None else ev.append(conn, [(ev.STATUS, lead, None)], time.time())
+            # a live client shows who moved the lead and why without a second read
+            who = {"moved_by": {"name": actor.name, "role": actor.role}, "move_reason": move.reason}
+            last_id = (
+                0 if lead is None else ev.append(conn, [(ev.STATUS, lead, None)], time.time(), who)
+            )
         self._notify_events(last_id)
         return lead
 

@@ -39,10 +39,13 @@ def test_each_real_change_is_one_event(repo: SqlRepository) -> None:  # noqa: F8
     assert events[-1].data["ended_at"] is not None
     assert len(events[1].data["evidence"]) == 3
 
-    repo.move_lead("L-a", Move("triaged"), INSPECTOR)
+    repo.move_lead("L-a", Move("triaged", reason="seen on camera"), INSPECTOR)
     assert repo.move_lead("L-nope", Move("triaged"), INSPECTOR) is None
     last = repo.events_after(events[-1].id)
     assert [(e.type, e.data["status"]) for e in last] == [("lead.status", "triaged")]
+    # issue 22: a live client says who moved the lead and why
+    assert last[0].data["moved_by"] == {"name": INSPECTOR.name, "role": INSPECTOR.role}
+    assert last[0].data["move_reason"] == "seen on camera"
     # the workflow status survives an evidence update and is what the event carries
     b = lead("L-b")
     repo.upsert_leads([b])

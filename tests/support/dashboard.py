@@ -34,6 +34,7 @@ CHROMIUM_ARGS = [
 ]
 DEMO = ROOT / "data" / "demo" / "rio_demo.nmea"
 SCREENSHOTS = ROOT / "build" / "screenshots"
+DOC_SHOTS = ROOT / "docs" / "screenshots"
 P52_ID = "platform-BR322900-37114"  # platform P-52 of the bundled zones
 
 
@@ -210,6 +211,13 @@ class Watched:
         self.page.wait_for_selector("body[data-loaded=true]", state="attached", timeout=60_000)
         # the map has drawn once the style is loaded and no tile or source is pending
         self.page.wait_for_function("window.__vigia.map.map.loaded()", timeout=30_000)
+
+    def doc_shot(self, name: str, selector: str = "#lead-detail") -> Path:
+        """A small PNG of one panel for the README (docs/screenshots/, kept under 150 KB)."""
+        DOC_SHOTS.mkdir(parents=True, exist_ok=True)
+        path = DOC_SHOTS / f"{name}.png"
+        self.page.locator(selector).screenshot(path=str(path), animations="disabled")
+        return path
 
     def shot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

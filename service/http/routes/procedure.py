@@ -16,7 +16,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, SeatCalendar
 from vigia.alerts.procedure.deadlines import compute_deadlines, repeat_offence
-from vigia.alerts.procedure.workflow import REGIMES, RESPONSIBLE_ROLES, Actor, Move, regime_of
+from vigia.alerts.procedure.workflow import (
+    REGIMES,
+    RESPONSIBLE_ROLES,
+    Actor,
+    Move,
+    allowed_moves,
+    regime_of,
+)
 from vigia.alerts.procedure.workflow import STATES as LEAD_STATES
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.errors import NotFoundError
@@ -64,6 +71,7 @@ EXAMPLE_CASE: dict[str, Any] = {
         }
     ],
     "repeat_offence": {"applies": False, "prior": [], "basis": "NORMAM-20 1.5.3 b)"},
+    "allowed_moves": ["defence", "judged"],
 }
 
 
@@ -217,6 +225,8 @@ def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
         d.to_json() for d in compute_deadlines(lead.rule, lead.status, lead.procedure)
     ]
     out["history"] = repo.lead_history(lead.id)
+    # the moves the state machine allows now, so a client offers only those (issue 22)
+    out["allowed_moves"] = list(allowed_moves(lead.status, regime, lead.procedure))
     auto = lead.procedure.get("auto") or {}
     reference = (
         dt.date.fromisoformat(auto["date"])

@@ -38,6 +38,7 @@ export async function features() {
   const out = { stream: false, documents: [], silences: null, statuses: [], history: false, me: false };
   let doc;
   try { doc = await (await fetch("/openapi.json")).json(); } catch { return out; }
+  out.doc = doc;  // the move form is built from the PATCH body's schema (moveform.js)
   const paths = doc.paths || {};
   out.stream = "/leads/stream" in paths;
   out.me = "/me" in paths;

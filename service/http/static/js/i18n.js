@@ -117,6 +117,14 @@ export function setLang(next) {
 
 export function onLang(fn) { listeners.push(fn); }
 
+/** Whether ``key`` has a text (so a caller can fall back to the API's own title). */
+export function has(key) { return key in TEXTS[lang] || key in TEXTS["pt-BR"]; }
+
+/** Add texts from another module (words.js), one dictionary per language. */
+export function extend(dicts) {
+  for (const [l, d] of Object.entries(dicts)) Object.assign(TEXTS[l] ||= {}, d);
+}
+
 /** Fill every [data-i18n] text and [data-i18n-aria] label under root. */
 export function apply(root) {
   document.documentElement.lang = lang;

@@ -1,17 +1,13 @@
 // The lead panel: a store fed by the stream (or the first page of /leads), filters,
 // newest first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
 import { api } from "./api.js";
-import { t, timeEl, number, onLang, localInputToIso } from "./i18n.js";
+import { t, has, getLang, timeEl, timeText, number, onLang, localInputToIso } from "./i18n.js";
 import { esc } from "./map.js";
+import { moveForm, problemText } from "./moveform.js";
+import "./words.js";
+import { positionEl, age, ddm } from "./position.js";
 
 const SAR = "SAR-DISTRESS";
-// NORMAM-07 0302-0306 / issue 12: where each state may go (the server has the last word;
-// a 409 names the allowed moves and is shown as it comes)
-const MOVES = {
-  new: ["triaged", "dismissed"], triaged: ["notified", "infraction", "dismissed"],
-  notified: ["infraction", "dismissed"], infraction: ["defence", "judged"], defence: ["judged"],
-  judged: ["appeal", "closed"], appeal: ["judged", "closed"], dismissed: [], closed: [],
-};
 // service/http/routes/documents.py DRAFTABLE: the states a draft is made in
 const DRAFTABLE = ["triaged", "notified", "infraction"];
 const SHAPES = { "SAR-DISTRESS": "⚠", "SEC-PLATFORM": "◆", "SEC-MILITARY": "■", "BATH-MOTOR": "●", "BATH-SAIL": "○", "SEC-NOTICE": "▲" };
@@ -69,10 +65,12 @@ export class LeadPanel {
     sel.value = cur;
   }
 
+  zoneName(id) { return id ? this.map.zoneNames?.get(id) || id : "—"; }
+
   render() {
     const all = [...this.leads.values()];
     this.fillSelect("rule", new Set(all.map((l) => l.rule)));
-    this.fillSelect("zone", new Set(all.map((l) => l.zone_id)));
+    this.fillSelect("zone", new Set(all.map((l) => l.zone_id)), (v) => this.zoneName(v));
     this.fillSelect("authority", new Set(all.map((l) => l.authority)));
     this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || [])]), (v) => t("st." + v));
     const rows = this.visible();
@@ -110,8 +108,10 @@ export class LeadPanel {
     st.textContent = t("st." + l.status);
     const meta = document.createElement("span");
     meta.className = "meta";
-    meta.append(`${l.zone_id || "—"} · ${number(l.min_distance_m, 0)} m · `, timeEl(l.started_at),
-      l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dueOf(l)}` : "");
+    const cp = l.closest_point?.coordinates;
+    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
+    meta.append(`${where} · `, timeEl(l.started_at),
+      l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
     b.append(badge, who, st, meta);
     b.addEventListener("click", () => this.select(l.id));
     li.append(b);
@@ -142,8 +142,16 @@ export class LeadPanel {
     mm.addEventListener("click", () => this.onVessel(l.mmsi));
     add("d.vessel", mm);
     add("d.citation", l.citation);
-    add("d.zone", `${l.zone_id || "—"} (${l.zone_kind || "—"})`);
-    add("d.distance", `${number(l.min_distance_m, 0)} m`);
+    if (l.rule === SAR) {
+      // a beacon has no zone: what the rescue centre needs is where it is now
+      const last = [...(l.evidence || [])].sort((a, b) => (a.t < b.t ? -1 : 1)).at(-1);
+      if (last) add("d.lastfix", positionEl(last.lat, last.lon, `${timeText(last.t)} (${age(last.t)})`));
+    } else {
+      add("d.zone", `${this.zoneName(l.zone_id)} (${l.zone_kind ? t("kind." + l.zone_kind) : "—"})`);
+      add("d.distance", `${number(l.min_distance_m, 0)} m`);
+    }
+    const cp = l.closest_point?.coordinates;
+    if (cp && l.rule !== SAR) add("d.closestpos", positionEl(cp[1], cp[0]));
     add("d.sog", `${number(l.max_sog_kn)} kn`);
     add("d.started", timeEl(l.started_at));
     add("d.ended", l.ended_at ? timeEl(l.ended_at) : t("open"));
@@ -158,46 +166,31 @@ export class LeadPanel {
       p.className = "notice"; p.setAttribute("role", "status"); p.textContent = this.notice.text;
       d.append(p);
     }
-    if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "basis"], l.deadlines, [t("name"), t("d.due"), t("d.basis")]));
-    const repeats = l.repeat_offences ?? l.repeats ?? l.recidivism;
-    if (repeats) {
+    if (l.deadlines?.length) d.append(table(t("d.deadlines"), ["name", "due", "state", "basis"], l.deadlines.map((x) => ({ ...x, name: word("dl.", x.name), due: dateText(x.due), state: deadlineState(x) })), [t("name"), t("d.due"), t("dl.state"), t("d.basis")]));
+    const rep = l.repeat_offence;
+    if (rep) {
       const p = document.createElement("p");
-      const list = Array.isArray(repeats) ? repeats : repeats.leads || [];
-      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${list.length} ${repeats.applies ? "(×3)" : ""}`;
+      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${esc(rep.applies ? t("rep.yes", { n: (rep.prior || []).length }) : t("rep.no"))} <small>${esc(rep.basis || "")}</small>`;
       d.append(p);
     }
-    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "from", "to", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${x.by.role})` : x.by })), [t("d.at"), t("d.by"), "→", "", t("d.reason")]));
+    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "move", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${x.by.role})` : x.by, move: `${x.from ? t("st." + x.from) : "—"} → ${t("st." + x.to)}` })), [t("d.at"), t("d.by"), t("d.move"), t("d.reason")]));
     if (this.session.can("inspector")) d.append(this.workflow(l));
     d.focus({ preventScroll: true });
   }
 
   workflow(l) {
     const box = document.createElement("div");
-    const form = document.createElement("form");
-    form.className = "actions";
-    form.id = "workflow";
-    // the issue-12 state machine when the service has it, else whatever the route accepts
-    const known = this.features.statuses?.length ? this.features.statuses : Object.keys(MOVES);
-    const machine = known.includes("triaged") && l.status in MOVES;
-    const offered = known.filter((s) => s !== l.status && (!machine || MOVES[l.status].includes(s)));
-    if (offered.length) {
-      form.innerHTML = `<label>${esc(t("wf.move"))}<select name="status">${offered.map((s) => `<option value="${esc(s)}">${esc(t("st." + s))}</option>`).join("")}</select></label>
-        <label>${esc(t("wf.reason"))}<input name="reason" maxlength="500"></label><button type="submit">${esc(t("wf.apply"))}</button><span class="msg" role="status"></span>`;
-      form.addEventListener("submit", async (e) => {
-        e.preventDefault();
-        const fd = new FormData(form);
-        const body = { status: fd.get("status") };
-        if (fd.get("reason")) body.reason = fd.get("reason");
-        const msg = form.querySelector(".msg");
-        try {
-          const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
-          this.notice = { id: l.id, text: t("wf.done"), until: Date.now() + 15_000 };
-          this.put(out);
-          await this.select(l.id, { fit: false });
-        } catch (err) { msg.textContent = `${t("err")}: ${err.message}`; msg.className = "msg error"; }
-      });
-      box.append(form);
-    }
+    // the moves and their fields come from the API: the lead's allowed_moves and the
+    // PATCH body's schema, so the page offers nothing the server would refuse as a move
+    const form = moveForm(this.features.doc, l, async (body, msg) => {
+      try {
+        const out = await api(`/leads/${encodeURIComponent(l.id)}`, { method: "PATCH", body });
+        this.notice = { id: l.id, text: t("wf.done"), until: Date.now() + 15_000 };
+        this.put(out);
+        await this.select(l.id, { fit: false });
+      } catch (err) { msg.textContent = `${t("err")}: ${problemText(err)}`; msg.className = "msg error"; }
+    });
+    if (form) box.append(form);
     // drafts exist once a lead was looked at and while its Notice or Auto may be issued
     if (this.features.documents.length && DRAFTABLE.includes(l.status)) {
       const docs = document.createElement("div");
@@ -211,7 +204,7 @@ export class LeadPanel {
         const file = p.split("/").pop().replace(/\.pdf$/, "");
         b.textContent = kind ? t(kind) : file;
         b.addEventListener("click", () => download(p.replace(/\{[^}]+\}/, encodeURIComponent(l.id)), `${l.id}-${file}.pdf`)
-          .catch((err) => { said.textContent = `${t("err")}: ${err.message}`; said.className = "msg error"; }));
+          .catch((err) => { said.textContent = `${t("err")}: ${problemText(err)}`; said.className = "msg error"; }));
         docs.append(b);
       }
       docs.append(said);
@@ -235,7 +228,7 @@ export class LeadPanel {
       if (scope !== "zone") body.mmsi = l.mmsi;
       if (scope !== "vessel") body.zone_id = l.zone_id;
       try { await api(this.features.silences, { method: "POST", body }); f.querySelector(".msg").textContent = t("sil.done"); }
-      catch (err) { f.querySelector(".msg").textContent = `${t("err")}: ${err.message}`; }
+      catch (err) { f.querySelector(".msg").textContent = `${t("err")}: ${problemText(err)}`; }
     });
     return f;
   }
@@ -247,6 +240,27 @@ async function download(path, name) {
   const a = document.createElement("a");
   a.href = url; a.download = name; a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const word = (prefix, code) => (has(prefix + code) ? t(prefix + code) : code);
+
+/** A calendar date (YYYY-MM-DD) in the reader's form, e.g. 03/03/2026. */
+function dateText(iso) {
+  if (!iso) return "—";
+  const [y, m, day] = iso.split("-").map(Number);
+  return new Intl.DateTimeFormat(getLang(), { timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, day)));
+}
+
+/** pendente / vence em N dias / vencido / cumprido, from the API's pending, met_on, late. */
+function deadlineState(x) {
+  if (x.met_on) return t(x.late ? "dl.met_late" : "dl.met", { on: dateText(x.met_on) });
+  if (!x.pending) return "—";
+  if (!x.due) return t("dl.pending");
+  const today = new Date(new Date().toLocaleString("en-US", { timeZone: "America/Sao_Paulo" }));
+  const [y, m, day] = x.due.split("-").map(Number);
+  const days = Math.round((Date.UTC(y, m - 1, day) - Date.UTC(today.getFullYear(), today.getMonth(), today.getDate())) / 86400e3);
+  if (days < 0) return t("dl.late");
+  return days === 0 ? t("dl.today") : t("dl.in", { n: days });
 }
 
 export function table(title, cols, rows, heads = cols) {

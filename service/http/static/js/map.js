@@ -140,7 +140,7 @@ export class VigiaMap {
     hover("vessel-arrow", vesselHtml);
     hover("vessel-dot", vesselHtml);
     hover("vessel-all", vesselHtml);
-    const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(f.properties.kind)}` +
+    const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(t("kind." + f.properties.kind))}` +
       (f.properties.width_m ? ` · ${number(f.properties.width_m, 0)} m (${esc(f.properties.band || "")})` : "");
     hover("zone-fill", zoneHtml);
     hover("lead-ring", (f) => `<strong>${esc(f.properties.rule)}</strong><br>${esc(f.properties.label)}`);
@@ -154,6 +154,8 @@ export class VigiaMap {
       api("/map/zones", { accept: "application/geo+json" }), api("/ballast/lines", { accept: "application/geo+json" })]);
     this.map.getSource("land").setData(land);
     this.map.getSource("zones").setData(zones);
+    // every bundled zone has a name: panels show it instead of the id
+    this.zoneNames = new Map(zones.features.filter((f) => f.properties?.name).map((f) => [f.properties.id, f.properties.name]));
     this.map.getSource("lines").setData(lines);
     this.counts = { land: land.features.length, zones: zones.features.length, lines: lines.features.length };
   }
@@ -195,8 +197,11 @@ export class VigiaMap {
       const c = f.geometry.type === "Point" ? [f.geometry.coordinates] : f.geometry.coordinates;
       for (const x of c) b.extend(x);
     }
-    if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom: 15, duration: 0 });
-    if (cp) {
+    // a beacon's few fixes would fill the screen at street scale; the rescue picture
+    // needs the coast around it, so a distress lead opens at most at zoom 9 (~20 nm wide)
+    const maxZoom = lead.rule === "SAR-DISTRESS" ? 9 : 15;
+    if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom, duration: 0 });
+    if (cp && lead.rule !== "SAR-DISTRESS") {
       this.distPopup.setLngLat(cp.geometry.coordinates)
         .setHTML(`<strong>${number(cp.properties.distance_m, 0)} m</strong> · ${esc(lead.zone_id || "")}`).addTo(this.map);
     }

@@ -1,0 +1,194 @@
+// The procedure move form, built from the service's own OpenAPI schema for
+// PATCH /leads/{id}: every field the body accepts is rendered from its JSON Schema
+// (type, format, enum, required, maxLength), so fields the API gains (payment, parties'
+// documents...) appear without a change here. Which fields a step asks for first is the
+// only thing this page knows; anything else the schema offers sits under "more data".
+import { t, has } from "./i18n.js";
+import { esc } from "./map.js";
+
+// the top-level properties each arrival asks for (NORMAM-07 0306, Lei 9.966 art. 25);
+// names the schema lacks are skipped, so a renamed field degrades to "more data"
+const STEP_FIELDS = {
+  triaged: ["regime", "seat_state", "seat_municipality"],
+  notified: ["notice"],
+  infraction: ["auto", "responsible"],
+  defence: ["defence_received"],
+  judged: ["decision"],
+  appeal: ["appeal"],
+  closed: ["payment_notice_date"],
+  dismissed: [],
+};
+// what the state machine refuses the step without (workflow.py _enter_step); the rest
+// of a step's fields are offered but optional
+const NEEDED = ["notice", "auto", "defence_received", "decision", "appeal"];
+// arriving here is refused without a reason (workflow.py: dismissing needs one)
+const REASON_REQUIRED = ["dismissed"];
+
+/** The request-body schema of PATCH /leads/{lead_id} in the OpenAPI document. */
+export function changeSchema(doc) {
+  const path = Object.keys(doc?.paths || {}).find((p) => /^\/leads\/\{[^}]+\}$/.test(p) && doc.paths[p].patch);
+  const body = path && doc.paths[path].patch.requestBody?.content?.["application/json"]?.schema;
+  return body ? deref(doc, body) : null;
+}
+
+function deref(doc, s) {
+  let out = s;
+  for (let i = 0; out?.$ref && i < 10; i += 1) out = out.$ref.split("/").slice(1).reduce((o, k) => o?.[k], doc);
+  return out;
+}
+
+/** A property schema without its "or null" (3.1 anyOf or 3.0 nullable). */
+function core(doc, s) {
+  s = deref(doc, s);
+  if (s?.anyOf || s?.oneOf) {
+    const alts = (s.anyOf || s.oneOf).filter((x) => x.type !== "null");
+    if (alts.length === 1) return { ...deref(doc, alts[0]), title: s.title ?? alts[0].title, description: s.description ?? alts[0].description };
+  }
+  return s || {};
+}
+
+const label = (name, s) => (has("fld." + name) ? t("fld." + name) : s.title || name);
+const valueLabel = (v) => (has("v." + v) ? t("v." + v) : has("st." + v) ? t("st." + v) : v);
+
+function input(doc, name, path, s, required) {
+  s = core(doc, s);
+  const wrap = document.createElement("label");
+  wrap.append(label(name, s));
+  let el;
+  if (s.enum) {
+    el = document.createElement("select");
+    if (!required) el.add(new Option("—", ""));
+    for (const v of s.enum) el.add(new Option(valueLabel(v), v));
+  } else if (s.type === "array" && core(doc, s.items).type === "string") {
+    el = document.createElement("textarea");
+    el.rows = 2;
+    el.dataset.kind = "lines";
+    el.placeholder = t("mv.lines");
+  } else if (s.type === "boolean") {
+    el = document.createElement("input");
+    el.type = "checkbox";
+    el.dataset.kind = "bool";
+  } else if ((s.maxLength || 0) > 500) {
+    el = document.createElement("textarea");
+    el.rows = 2;
+    el.maxLength = s.maxLength;
+  } else {
+    el = document.createElement("input");
+    if (s.format === "date") el.type = "date";
+    else if (s.format === "date-time") el.type = "datetime-local";
+    else if (s.type === "number" || s.type === "integer") {
+      el.type = "number";
+      el.step = s.type === "integer" ? "1" : "any";
+      el.dataset.kind = "number";
+    } else if (s.maxLength) el.maxLength = s.maxLength;
+  }
+  el.name = path;
+  if (required) el.required = true;
+  if (s.description) wrap.title = s.description;
+  wrap.append(el);
+  return wrap;
+}
+
+/** One fieldset per object, one field per scalar, a repeatable row per array of objects. */
+function field(doc, name, path, s, required) {
+  const c = core(doc, s);
+  if (c.type === "object" || c.properties) {
+    const fs = document.createElement("fieldset");
+    fs.dataset.path = path;
+    fs.innerHTML = `<legend>${esc(label(name, c))}</legend>`;
+    const req = new Set(c.required || []);
+    for (const [k, sub] of Object.entries(c.properties || {})) fs.append(field(doc, k, `${path}.${k}`, sub, required && req.has(k)));
+    return fs;
+  }
+  if (c.type === "array" && core(doc, c.items).properties) {
+    const fs = document.createElement("fieldset");
+    fs.dataset.path = path;
+    fs.dataset.kind = "rows";
+    fs.innerHTML = `<legend>${esc(label(name, c))}</legend>`;
+    const add = document.createElement("button");
+    add.type = "button"; add.className = "secondary"; add.textContent = t("mv.add");
+    const item = core(doc, c.items);
+    const row = () => {
+      const i = fs.querySelectorAll(":scope > fieldset").length;
+      const r = field(doc, `${name}.item`, `${path}.${i}`, item, false);
+      r.querySelector("legend").textContent = `${label(name, c)} ${i + 1}`;
+      fs.insertBefore(r, add);
+    };
+    fs.append(add);
+    add.addEventListener("click", row);
+    row();
+    return fs;
+  }
+  return input(doc, name, path, s, required);
+}
+
+/** The body the form holds: empty fields left out, so the API's defaults apply. */
+export function collect(form) {
+  const body = {};
+  for (const el of form.querySelectorAll("input, select, textarea")) {
+    if (!el.name) continue;
+    let v = el.value;
+    if (el.dataset.kind === "bool") { if (!el.checked) continue; v = true; }
+    else if (el.dataset.kind === "lines") { v = v.split("\n").map((x) => x.trim()).filter(Boolean); if (!v.length) continue; }
+    else if (v === "" || v == null) continue;
+    else if (el.dataset.kind === "number") v = Number(v);
+    else if (el.type === "datetime-local") v = new Date(`${v}:00-03:00`).toISOString();
+    const keys = el.name.split(".");
+    let o = body;
+    keys.slice(0, -1).forEach((k, i) => { o[k] ??= /^\d+$/.test(keys[i + 1]) ? [] : {}; o = o[k]; });
+    o[keys.at(-1)] = v;
+  }
+  for (const [k, v] of Object.entries(body)) if (Array.isArray(v)) body[k] = v.filter(Boolean);
+  return body;
+}
+
+/** The move form for ``lead``: a select of the moves the API allows and the fields of
+ * the chosen one. ``onSubmit(body)`` sends it. */
+export function moveForm(doc, lead, onSubmit) {
+  const schema = changeSchema(doc);
+  const form = document.createElement("form");
+  form.className = "actions move";
+  form.id = "workflow";
+  const moves = lead.allowed_moves || [];
+  if (!schema || !moves.length) return null;
+  const props = schema.properties || {};
+  form.innerHTML = `<label>${esc(t("wf.move"))}<select name="status">${moves.map((s) => `<option value="${esc(s)}">${esc(t("st." + s))}</option>`).join("")}</select></label>
+    <div class="step-fields"></div><details class="more"><summary>${esc(t("mv.more"))}</summary><div class="more-fields"></div></details>
+    <label>${esc(t("wf.reason"))}<textarea name="reason" rows="2" maxlength="${core(doc, props.reason || {}).maxLength || 500}"></textarea></label>
+    <button type="submit">${esc(t("wf.apply"))}</button><span class="msg" role="status"></span>`;
+  const sel = form.elements.status;
+  const step = form.querySelector(".step-fields");
+  const more = form.querySelector(".more-fields");
+  const draw = () => {
+    const to = sel.value;
+    const want = (STEP_FIELDS[to] || []).filter((k) => k in props);
+    step.replaceChildren(...want.map((k) => field(doc, k, k, props[k], NEEDED.includes(k))));
+    const rest = Object.keys(props).filter((k) => !["status", "reason"].includes(k) && !want.includes(k));
+    more.replaceChildren(...rest.map((k) => field(doc, k, k, props[k], false)));
+    form.elements.reason.required = REASON_REQUIRED.includes(to);
+  };
+  sel.addEventListener("change", draw);
+  draw();
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const body = collect(form);
+    onSubmit(body, form.querySelector(".msg"));
+  });
+  return form;
+}
+
+/** A problem+json said in the user's language, from its stable code (the `type` URN)
+ * and, for a refused body, the names of the fields it points at. */
+export function problemText(err) {
+  const p = err?.problem || {};
+  const code = String(p.type || "").split(":").pop();
+  let s = has("err." + code) ? t("err." + code) : t("err.http", { status: err?.status ?? "?" });
+  if (code === "procedure-conflict" && Array.isArray(p.allowed)) {
+    s += " " + t("err.allowed", { moves: p.allowed.map((m) => t("st." + m)).join(", ") || "—" });
+  }
+  if (Array.isArray(p.errors) && p.errors.length) {
+    const names = p.errors.map((e) => String(e.loc || "").split(".").filter((x) => x !== "body" && !/^\d+$/.test(x)).map((x) => (has("fld." + x) ? t("fld." + x) : x)).join(" › "));
+    s += " (" + [...new Set(names)].join("; ") + ")";
+  }
+  return s;
+}

@@ -1,0 +1,158 @@
+"""A whole procedure from the lead panel in pt-BR (issue 22): every move with the fields
+its step needs, only the moves the API allows, errors in Portuguese from the code."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from tests.support.dashboard import Service, Watched, platform_pass
+
+pytestmark = pytest.mark.slow
+
+
+def _open(service: Service, watched: Watched, mmsi: int, name: str) -> tuple[Any, str]:
+    assert service.feed is not None
+    service.feed.send(platform_pass(mmsi, time.time() - 400, name=name))
+    service.wait_leads(1, 30, mmsi=mmsi)
+    watched.sign_in(service, "inspector")
+    row = watched.page.locator("#lead-list li", has_text=name)
+    row.wait_for(timeout=5000)
+    row.locator("button").click()
+    watched.page.locator("#workflow").wait_for()
+    lead_id = row.get_attribute("data-id")
+    assert lead_id
+    return row, lead_id
+
+
+def _offered(page: Any) -> list[str]:
+    return [
+        str(o.get_attribute("value"))
+        for o in page.locator("#workflow select[name=status] option").all()
+    ]
+
+
+def _move(
+    page: Any, service: Service, lead_id: str, to: str, fields: dict[str, str], shot: str = ""
+) -> None:
+    form = page.locator("#workflow")
+    form.locator("select[name=status]").select_option(to)
+    for name, value in fields.items():
+        el = form.locator(f"[name='{name}']")
+        if el.evaluate("e => e.tagName") == "SELECT":
+            el.select_option(value)
+        else:
+            el.fill(value)
+    if shot:
+        page.locator("#lead-detail").evaluate("e => e.scrollTo(0, e.scrollHeight)")
+    form.locator("button[type=submit]").click()
+    deadline = time.monotonic() + 10
+    while service.get(f"/leads/{lead_id}")["status"] != to:
+        msg = form.locator(".msg").inner_text() if form.count() else ""
+        assert time.monotonic() < deadline, f"no move to {to}: {msg}"
+        time.sleep(0.1)
+    page.wait_for_selector("#lead-detail .notice:text-matches('Situação alterada')")
+    shown = page.locator("#lead-detail dd", has_text=_WORDS[to]).count()
+    assert shown >= 1, (watched_errors(page), to)
+
+
+def watched_errors(page: Any) -> str:
+    return str(page.evaluate("window.__vigiaErrors || []"))
+
+
+_WORDS = {
+    "triaged": "triado", "notified": "notificado", "infraction": "auto lavrado",
+    "defence": "defesa", "judged": "julgado", "closed": "encerrado",
+}  # fmt: skip
+
+
+def test_a_lesta_lead_goes_from_new_to_closed_from_the_page(
+    service: Service, watched: Watched
+) -> None:
+    page = watched.page
+    _, lead_id = _open(service, watched, 710_998_101, "TEST LESTA")
+    assert _offered(page) == ["triaged", "dismissed"]
+    _move(page, service, lead_id, "triaged", {"seat_state": "RJ"})
+    # 0306 a) I: under LESTA the Notice precedes the Auto, so the Auto is not offered
+    assert _offered(page) == ["notified", "dismissed"]
+    watched.doc_shot("01-triaged")
+    # a Notice whose appearance date is before its own date: refused, said in Portuguese
+    form = page.locator("#workflow")
+    form.locator("select[name=status]").select_option("notified")
+    form.locator("[name='notice.date']").fill("2026-02-10")
+    form.locator("[name='notice.appear_by']").fill("2026-02-02")
+    form.locator("button[type=submit]").click()
+    msg = form.locator(".msg.error")
+    msg.wait_for(timeout=10_000)
+    said = msg.inner_text()
+    assert "anterior" in said and "before" not in said and "appear_by" not in said
+    assert service.get(f"/leads/{lead_id}")["status"] == "triaged"
+    watched.doc_shot("02-error-in-portuguese")
+    _move(
+        page, service, lead_id, "notified",
+        {"notice.number": "N-7/2026", "notice.date": "2026-02-02",
+         "notice.appear_by": "2026-02-05"},
+    )  # fmt: skip
+    watched.doc_shot("03-notified")
+    _move(
+        page, service, lead_id, "infraction",
+        {"auto.number": "CPRJ-001/2026", "auto.date": "2026-02-06", "auto.signature": "refused",
+         "auto.witnesses": "Ana Souza\nJoão Lima", "responsible.0.role": "comandante",
+         "responsible.0.name": "Carlos Alves"},
+    )  # fmt: skip
+    stored = service.get(f"/leads/{lead_id}")["procedure"]
+    assert stored["auto"]["witnesses"] == ["Ana Souza", "João Lima"]
+    assert stored["responsible"][0]["name"] == "Carlos Alves"
+    watched.doc_shot("04-infraction")
+    _move(page, service, lead_id, "defence", {"defence_received": "2026-02-20"})
+    _move(
+        page, service, lead_id, "judged",
+        {"decision.date": "2026-03-10", "decision.outcome": "improcedente"},
+    )  # fmt: skip
+    # an unfounded charge has no appeal by the charged party (workflow: appeal needs procedente)
+    assert _offered(page) == ["closed"]
+    watched.doc_shot("05-judged")
+    _move(page, service, lead_id, "closed", {"reason": "arquivado"})
+    assert page.locator("#workflow").count() == 0  # nothing more to offer
+    watched.doc_shot("06-closed")
+    _no_raw_codes(page.locator("#lead-detail").inner_text())
+    _no_raw_codes(page.locator("#lead-list").inner_text())
+
+
+RAW = re.compile(
+    r"\b(bather_beach|platform|triaged|notified|infraction|judged|dismissed|lesta|"
+    r"comparecimento_|new|closed)\b|platform-BR|beach-|(?<![\d/])\d{4}-\d\d-\d\d(?![\d:T])"
+)
+
+
+def _no_raw_codes(text: str) -> None:
+    """No API code on a panel: statuses, zone kinds, zone ids, ISO-only dates."""
+    found = sorted({m.group(0) for m in RAW.finditer(text)})
+    assert found == [], found
+
+
+def test_a_pollution_lead_goes_from_new_to_judged_from_the_page(
+    service: Service, watched: Watched
+) -> None:
+    page = watched.page
+    _, lead_id = _open(service, watched, 710_998_102, "TEST POLUICAO")
+    _move(page, service, lead_id, "triaged", {"regime": "pollution", "seat_state": "RJ"})
+    # Lei 9.966 / 0404 a) I: the Auto comes first, so it is offered straight from triage
+    assert "infraction" in _offered(page)
+    _move(
+        page, service, lead_id, "infraction",
+        {"auto.number": "CPRJ-POL-3/2026", "auto.date": "2026-02-06", "auto.signature": "signed",
+         "auto.signed_by": "Carlos Alves"},
+    )  # fmt: skip
+    _move(
+        page, service, lead_id, "judged",
+        {"decision.date": "2026-03-10", "decision.outcome": "procedente",
+         "decision.penalty": "multa", "decision.fine_brl": "7000"},
+    )  # fmt: skip
+    decided = service.get(f"/leads/{lead_id}")["procedure"]["decisions"][-1]
+    assert decided["fine_brl"] == 7000 and decided["penalty"] == "multa"
+    assert "appeal" in _offered(page)
+    watched.doc_shot("07-pollution-judged")

@@ -226,7 +226,7 @@ def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
     ]
     out["history"] = repo.lead_history(lead.id)
     # the moves the state machine allows now, so a client offers only those (issue 22)
-    out["allowed_moves"] = list(allowed_moves(lead.status, regime, lead.procedure))
+    out["allowed_moves"] = list(allowed_moves(lead.status, regime, lead.procedure, lead.rule))
     auto = lead.procedure.get("auto") or {}
     reference = (
         dt.date.fromisoformat(auto["date"])

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import replace
 
 import shapely
 
+from vigia.alerts.lead import Lead
+from vigia.alerts.procedure.register import BASIS as REGISTER_BASIS
+from vigia.alerts.procedure.register import nearest_office
 from vigia.zones.model import Zone, ZoneKind
 
 
@@ -75,3 +79,19 @@ def route(
         if by_port is not None:
             return by_port
     return zone_at(lon, lat, zones)
+
+
+def routed(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead:
+    """The lead with its authority filled in when it had none: the loaded jurisdiction
+    zone that claims it, else the bundled register's nearest office, marked approximate.
+    Pure, so single-process mode, the bus workers and the tests route alike."""
+    if lead.authority is not None:
+        return lead
+    zone = route(lead.rule, lead.closest_lon, lead.closest_lat, destination, zones)
+    if zone is not None:
+        return replace(lead, authority=zone.authority)
+    office = nearest_office(lead.closest_lon, lead.closest_lat)
+    if office is None:
+        return lead
+    routing = {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
+    return replace(lead, authority=office.name, details={**lead.details, "routing": routing})

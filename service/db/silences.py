@@ -13,9 +13,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.register import BASIS as REGISTER_BASIS
-from vigia.alerts.procedure.register import nearest_office
-from vigia.alerts.procedure.routing import route
+from vigia.alerts.procedure.routing import routed
 from vigia.alerts.procedure.silencing import Silence, WatchEntry, breaches, silence_for
 from vigia.ingest.records import Position
 from vigia.service.db import zones_leads as zl
@@ -54,17 +52,8 @@ def prepare_leads(conn: Connection, pg: bool, leads: Sequence[Lead]) -> list[Lea
     out: list[Lead] = []
     for lead in leads:
         changes: dict[str, Any] = {}
-        if lead.authority is None and zones:
-            zone = route(lead.rule, lead.closest_lon, lead.closest_lat, dest.get(lead.mmsi), zones)
-            if zone is not None:
-                changes["authority"] = zone.authority
-        if lead.authority is None and "authority" not in changes:
-            # no loaded jurisdiction claims it: the bundled register's approximate one
-            office = nearest_office(lead.closest_lon, lead.closest_lat)
-            if office is not None:
-                changes["authority"] = office.name
-                routing = {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
-                changes["details"] = {**lead.details, "routing": routing}
+        if lead.authority is None:
+            lead = routed(lead, dest.get(lead.mmsi), zones)
         hit = silence_for(lead, silences)
         if hit is not None:
             changes["silence_id"] = hit.id

@@ -25,6 +25,7 @@ import nats
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
+from vigia.alerts.procedure.routing import jurisdictions, routed
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import Position, Record, StaticData
 from vigia.ingest.sources import FileSource
@@ -184,10 +185,15 @@ def batches(records: Sequence[Record], n: int = 2_000) -> list[list[Record]]:
     return [list(records[i : i + n]) for i in range(0, len(records), n)]
 
 
-def reference_leads(chunks: Sequence[Sequence[Record]]) -> dict[str, Lead]:
+def reference_leads(
+    chunks: Sequence[Sequence[Record]], *, route_them: bool = True
+) -> dict[str, Lead]:
     """What single-process mode raises on these batches: closed leads, then every
-    episode still open at the end (as the worker stores them), by id."""
-    pipeline = LeadPipeline(ZoneIndex(load_zones([bundled_zones_dir()])), Ingestor().registry)
+    episode still open at the end (as the worker stores them), by id; routed to their
+    authority as the store routes them unless ``route_them`` is false (the pipeline
+    alone does not route; the routing itself is tested on its own)."""
+    zones = load_zones([bundled_zones_dir()])
+    pipeline = LeadPipeline(ZoneIndex(zones), Ingestor().registry)
     out: dict[str, Lead] = {}
     for batch in chunks:
         for r in batch:
@@ -197,7 +203,15 @@ def reference_leads(chunks: Sequence[Sequence[Record]]) -> dict[str, Lead]:
             out[lead.id] = lead
     for lead in pipeline.open_leads():
         out[lead.id] = lead
-    return out
+    if not route_them:
+        return out
+    claims = jurisdictions(zones)
+
+    def destination(mmsi: int) -> str | None:
+        info = pipeline.registry.get(mmsi)
+        return None if info is None else info.destination
+
+    return {k: routed(v, destination(v.mmsi), claims) for k, v in out.items()}
 
 
 def stored_positions(records: Sequence[Record]) -> set[tuple[int, float]]:

@@ -145,8 +145,17 @@ def test_a_pollution_lead_goes_from_new_to_judged_from_the_page(
     _move(
         page, service, lead_id, "infraction",
         {"auto.number": "CPRJ-POL-3/2026", "auto.date": "2026-02-06", "auto.signature": "signed",
-         "auto.signed_by": "Carlos Alves"},
+         "auto.signed_by": "Carlos Alves", "report_known_date": "2026-02-06"},
     )  # fmt: skip
+    # 0404 b): 20 days from knowledge of the Laudo (Fri 6 Feb 2026) end Thu 26 Feb; no
+    # defence came, so a judgment on the 26th is refused and one on 10 March is not
+    form = page.locator("#workflow")
+    form.locator("select[name=status]").select_option("judged")
+    form.locator("[name='decision.date']").fill("2026-02-26")
+    form.locator("[name='decision.outcome']").select_option("procedente")
+    form.locator("button[type=submit]").click()
+    form.locator(".msg.error").wait_for(timeout=10_000)
+    assert service.get(f"/leads/{lead_id}")["status"] == "infraction"
     _move(
         page, service, lead_id, "judged",
         {"decision.date": "2026-03-10", "decision.outcome": "procedente",

@@ -11,7 +11,8 @@ import { esc } from "./map.js";
 const STEP_FIELDS = {
   triaged: ["regime", "seat_state", "seat_municipality"],
   notified: ["notice"],
-  infraction: ["auto", "responsible"],
+  // a pollution defence runs from knowledge of the Laudo (0404 b)), entered with the Auto
+  infraction: ["auto", "responsible", "report_known_date"],
   defence: ["defence_received"],
   judged: ["decision"],
   appeal: ["appeal"],

@@ -690,7 +690,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     M(
         "repeat-window-24",
-        "alerts/procedure/deadlines.py",
+        "alerts/procedure/repeats.py",
         "REPEAT_WINDOW_MONTHS = 36",
         "REPEAT_WINDOW_MONTHS = 24",
         (B_PROC,),

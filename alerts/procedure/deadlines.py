@@ -27,7 +27,6 @@ from vigia.alerts.procedure.calendars import (
     SeatCalendar,
     add_consecutive_days,
     add_working_days,
-    months_before,
     term_end,
 )
 from vigia.alerts.procedure.workflow import LESTA, ProcedureDataError, regime_of
@@ -252,33 +251,6 @@ def _after_decision(
         b.add(
             "pagamento", notice, terms.payment, working=False, pending_in=("judged",), met_on=paid
         )
-
-
-#: NORMAM-20 1.5.3 b) (Decreto 4.136/2002): a repeat offence within 36 months triples
-#: the fine
-REPEAT_WINDOW_MONTHS = 36
-REPEAT_BASIS = "NORMAM-20 1.5.3 b); Decreto 4.136/2002"
-
-
-def repeat_window(reference: dt.date) -> tuple[dt.date, dt.date]:
-    """The window in which an earlier infraction makes this one a repeat offence."""
-    return months_before(reference, REPEAT_WINDOW_MONTHS), reference
-
-
-def repeat_offence(
-    reference: dt.date, prior: list[tuple[str, dt.date]], regime: str
-) -> dict[str, Any]:
-    """The repeat-offence block of a lead: its earlier infractions in the window."""
-    start, end = repeat_window(reference)
-    hits = sorted((d, lead_id) for lead_id, d in prior if start <= d < end)
-    return {
-        "window": {"from": start.isoformat(), "to": end.isoformat()},
-        "prior": [{"lead_id": lead_id, "auto_date": d.isoformat()} for d, lead_id in hits],
-        "applies": bool(hits),
-        # the tripling is the pollution rule's; LESTA's graduation is left to people
-        "fine_factor": 3 if hits and regime != LESTA else None,
-        "basis": REPEAT_BASIS,
-    }
 
 
 def check_dates(rule: str, before: str, status: str, proc: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from fpdf.enums import XPos, YPos
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.deadlines import compute_deadlines
 from vigia.alerts.procedure.docmap import draw_evidence_map
+from vigia.alerts.procedure.penalties import penalty_article
 from vigia.alerts.procedure.workflow import LESTA, regime_of
 from vigia.zones.model import Zone
 
@@ -180,7 +181,7 @@ class _Doc(FPDF):
         self.ln(7)
         self.cell(0, 4, "_" * 60, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         self.set_font(FONT, "", 8)
-        self.cell(0, 4, label, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.multi_cell(0, 4, label, new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         self.set_font(FONT, "", 9)
 
 
@@ -230,6 +231,7 @@ def draft(
         f"{ship_type_pt(info.get('ship_type'))} / {num_pt(info.get('length_m'))} m",
     )
     pdf.field("Bandeira (MID):", info.get("flag_mid"))
+    pdf.field("Nº de inscrição:", (proc.get("auto") or {}).get("inscription"))
 
     pdf.heading("2. RESPONSÁVEL (NORMAM-07, item 0304)")
     parties = proc.get("responsible") or [{}]
@@ -238,6 +240,12 @@ def draft(
             "Nome / qualidade:", " / ".join(x for x in (party.get("name"), party.get("role")) if x)
         )
         pdf.field("CPF / CNPJ / documento:", party.get("document"))
+        # a licence is held by whoever was aboard or conning (RLESTA art. 8: suspension
+        # of the Certificado de Habilitação falls only on those embarked and the pilot)
+        if party.get("role") in (None, "comandante", "tripulante", "pratico") or party.get(
+            "licence"
+        ):
+            pdf.field("Habilitação (CHA) nº:", party.get("licence"))
         pdf.field("Endereço:", party.get("address"))
 
     pdf.heading("3. LOCAL, DATA E HORA DO FATO")
@@ -255,6 +263,9 @@ def draft(
     pdf.para(
         f"{_sentence(_offence(lead, zone))}. Dispositivo: {lead.citation} (regra {lead.rule})."
     )
+    article = penalty_article(lead.rule, regime_of(lead.rule, proc))
+    if article is not None:
+        pdf.field("Penalidade (base legal):", article.citation)
 
     pdf.heading("5. RESUMO DAS EVIDÊNCIAS (AIS)")
     sog = "-" if lead.max_sog_kn is None else f"{num_pt(lead.max_sog_kn)} nós"
@@ -349,12 +360,29 @@ def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
         if lesta
         else "conta-se da ciência do Laudo Técnico Ambiental (NORMAM-07, item 0404 b))",
     )
-    pdf.field("Penalidade prevista:", "multa (a ser fixada no julgamento)")
+    article = penalty_article(lead.rule, regime_of(lead.rule, proc))
+    pdf.field(
+        "Penalidade prevista:",
+        f"{article.penalty} - {article.citation}; valor fixado no julgamento"
+        if article is not None
+        else "nenhuma",
+    )
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(auto.get('date'))}")
     pdf.signature("Agente da Autoridade Marítima autuante (nome, posto/graduação, assinatura)")
-    pdf.signature("Autuado, preposto ou representante legal (nome e assinatura)")
+    signed = auto.get("signature")
+    who = auto.get("signed_by") or ""
+    pdf.signature(f"Autuado, preposto ou representante legal: {who or '(nome e assinatura)'}")
     item = "0306 a) II" if lesta else "0404 a) II"
-    pdf.para(f"[   ] O autuado recusou-se a assinar; o fato foi tomado a termo (item {item}).")
-    pdf.para(f"[   ] Assinado a rogo por: {BLANK}{BLANK}")
-    pdf.signature("Testemunha 1 (nome, documento, assinatura)")
-    pdf.signature("Testemunha 2 (nome, documento, assinatura)")
+    mark = {"refused": "[ X ]", "a_rogo": "[ X ]"}
+    pdf.para(
+        f"{mark['refused'] if signed == 'refused' else '[   ]'} O autuado recusou-se a "
+        f"assinar; o fato foi tomado a termo (item {item})."
+        + (f" Registro: {auto['refusal_note']}" if auto.get("refusal_note") else "")
+    )
+    pdf.para(
+        f"{mark['a_rogo'] if signed == 'a_rogo' else '[   ]'} Assinado a rogo por: "
+        f"{who if signed == 'a_rogo' and who else BLANK + BLANK}"
+    )
+    witnesses = [w for w in auto.get("witnesses") or [] if w] + ["", ""]
+    for i, name in enumerate(witnesses[:2], 1):
+        pdf.signature(f"Testemunha {i}: {name or '(nome, documento, assinatura)'}")

@@ -17,6 +17,7 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, soonest
 from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
 from vigia.alerts.procedure.register import office_named
+from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError, apply_move
 from vigia.ingest.records import iso_utc
 from vigia.service.db import zones_leads as zl
@@ -118,11 +119,17 @@ def history(conn: Connection, lead_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def prior_infractions(conn: Connection, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
-    """The same vessel's other leads that reached ``infraction``, with the Auto's date."""
+def prior_cases(conn: Connection, lead_id: str) -> list[PriorCase]:
+    """Every other closed lead that reached ``infraction``: the candidates for a repeat
+    offence (alerts/procedure/repeats.py decides which count; few rows: Autos only)."""
     rows = conn.execute(
-        select(LeadRow.id, LeadRow.infraction_on).where(
-            LeadRow.mmsi == mmsi, LeadRow.id != lead_id, LeadRow.infraction_on.is_not(None)
+        select(LeadRow.id, LeadRow.mmsi, LeadRow.rule, LeadRow.status, LeadRow.procedure).where(
+            LeadRow.id != lead_id,
+            LeadRow.infraction_on.is_not(None),
+            LeadRow.status == "closed",
         )
     ).all()
-    return [(str(r.id), str(r.infraction_on)) for r in rows]
+    return [
+        PriorCase(str(r.id), int(r.mmsi), str(r.rule), str(r.status), dict(r.procedure or {}))
+        for r in rows
+    ]

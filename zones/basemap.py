@@ -28,6 +28,7 @@ LAND_FILE = BASEMAP_DIR / "land.npz"
 DEPTH_FILE = BASEMAP_DIR / "depth_etopo1.npz"
 GRID_FILE = BASEMAP_DIR / "class_grid.npz"
 LINES_FILE = BASEMAP_DIR / "lines.geojson"
+TERRITORY_FILE = BASEMAP_DIR / "brazil_territory.geojson"
 
 FloatArray = NDArray[np.float64]
 
@@ -291,3 +292,15 @@ def load_basemap(land: str | Path | None = None, depth: str | Path | None = None
         depth_map,
         {"bundled_land": land is None, "bundled_depth": depth is None},
     )
+
+
+@cache
+def brazil_territory() -> BaseGeometry:
+    """Brazil's land territory (Natural Earth 10m admin-0, prepared for fast point tests):
+    its rivers and lakes are the inland waters NORMAM-20 2.1.1 d) counts as AJB."""
+    if not TERRITORY_FILE.exists():
+        raise BasemapError(f"bundled territory missing: {TERRITORY_FILE}")
+    fc = json.loads(TERRITORY_FILE.read_text(encoding="utf-8"))
+    geom = shapely.union_all([shapely.geometry.shape(f["geometry"]) for f in fc["features"]])
+    shapely.prepare(geom)
+    return geom

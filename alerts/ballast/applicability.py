@@ -12,12 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import shapely
 
 from vigia.alerts.ballast.declaration import Declaration
 from vigia.alerts.ballast.screening import AssessedTrack
 from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
+from vigia.zones.basemap import brazil_territory
 
-# Brazilian jurisdictional waters, approximated as within 200 nm of land inside this box
+# Brazilian jurisdictional waters (NORMAM-20 2.1.1 d)): the sea approximated as within
+# 200 nm of land inside this box, plus the inland waters, taken as Brazil's territory
+# (zones/basemaps/brazil_territory.geojson: rivers and lakes lie inside it), so a ship
+# up the Amazon to Manaus, west of the box, is still in AJB
 AJB_BOX = (-53.5, -35.8, -25.0, 7.6)
 #: an exemption is "confirmed" only by positive evidence (AIS static data, or a track
 #: that covers the voyage); anything else is "claimed" and shown with every verdict
@@ -66,7 +71,11 @@ def in_ajb(at: AssessedTrack) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Whether each fix is in Brazilian jurisdictional waters (approximation, see AJB_BOX)."""
     x0, y0, x1, y1 = AJB_BOX
     box = (at.lon >= x0) & (at.lon <= x1) & (at.lat >= y0) & (at.lat <= y1)
-    return np.asarray(box & (at.distance_nm <= 200.0), dtype=np.bool_)
+    sea = box & (at.distance_nm <= 200.0)
+    if sea.all():
+        return np.asarray(sea, dtype=np.bool_)
+    inland = shapely.contains_xy(brazil_territory(), at.lon, at.lat)
+    return np.asarray(sea | inland, dtype=np.bool_)
 
 
 def applicability(

@@ -314,7 +314,8 @@ def audit(
                 "time_s": cfg.match_time_s,
             },
             "max_ais_gap_s": cfg.max_gap_s,
-            "ajb": f"within 200 nm of land inside lon/lat box {list(AJB_BOX)} (approximation)",
+            "ajb": f"within 200 nm of land inside lon/lat box {list(AJB_BOX)}, or inland "
+            "in Brazil's territory (Natural Earth 10m; approximation)",
         },
         "record": {"rule": "BW-RECORD", "retention": RETENTION},
     }

@@ -310,3 +310,31 @@ def test_the_audit_is_dated_by_the_callers_clock(assessor: BallastAssessor) -> N
     assert a["audited_at"] == "2024-05-31T00:00:00Z"
     assert b["audited_at"] == "2024-05-31T01:00:00Z"
     assert {**a, "audited_at": None} == {**b, "audited_at": None}
+
+
+# a Brazilian cabotage ship from off Fortaleza, along the coast, into the Amazon and up to
+# Manaus (03°08'S 60°01'W), 600 km west of the old AJB box's edge at 53.5°W
+TO_MANAUS = [(-38.5, -3.4), (-47.5, 0.6), (-50.0, 0.3), (-52.0, -1.5), (-54.7, -2.4),
+             (-58.0, -3.0), (-60.02, -3.13)]  # fmt: skip
+
+
+def test_a_cabotage_ship_up_the_amazon_stays_in_ajb(assessor: BallastAssessor) -> None:
+    """NORMAM-20 2.1.1 d): AJB include the inland waters, so a Brazilian ship exchanging
+    on the Amazon near Manaus after a voyage wholly in Brazil is exempt by its track."""
+    voyage = route(BRAZILIAN, TO_MANAUS)
+    k = len(voyage) - 12  # two hours before Manaus, ~60 km below it on the river
+    assert voyage[k].lon is not None and voyage[k].lon < -59.0
+    decl = Declaration(BRAZILIAN, (_coastal_exchange(voyage, k, k + 5),))
+    res = audit(decl, voyage, None, assessor, now=NOW)
+    appl = res.document["applicability"]
+    assert [(e["code"], e["status"]) for e in appl["exemptions"]] == [("d", "confirmed")]
+    assert res.leads == []
+
+
+def test_a_ship_that_went_on_into_peru_left_ajb(assessor: BallastAssessor) -> None:
+    """The other side: the same river into Peru (Iquitos, 03°45'S 73°15'W) is not AJB."""
+    voyage = route(BRAZILIAN, [*TO_MANAUS, (-69.9, -4.3), (-73.25, -3.75)])
+    decl = Declaration(BRAZILIAN, (_coastal_exchange(voyage, len(voyage) - 8, len(voyage) - 3),))
+    res = audit(decl, voyage, None, assessor, now=NOW)
+    appl = res.document["applicability"]
+    assert appl["applies"] and "outside AJB" in appl["exemptions_refused"][0]

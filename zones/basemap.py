@@ -29,6 +29,7 @@ DEPTH_FILE = BASEMAP_DIR / "depth_etopo1.npz"
 GRID_FILE = BASEMAP_DIR / "class_grid.npz"
 LINES_FILE = BASEMAP_DIR / "lines.geojson"
 TERRITORY_FILE = BASEMAP_DIR / "brazil_territory.geojson"
+CHART_LAND_FILE = BASEMAP_DIR / "chart_land.geojson"
 
 FloatArray = NDArray[np.float64]
 
@@ -304,3 +305,23 @@ def brazil_territory() -> BaseGeometry:
     geom = shapely.union_all([shapely.geometry.shape(f["geometry"]) for f in fc["features"]])
     shapely.prepare(geom)
     return geom
+
+
+@cache
+def display_land() -> BaseGeometry:
+    """Land to draw on maps: inside each bundled chart cell's extent the Navy chart's own
+    land areas, elsewhere the bundled land. The ballast figures keep the union (the
+    lines are 50 and 200 nm out, where 300 m is nothing); a map at street scale must not
+    draw a boat 120 m off Copacabana ashore."""
+    land = bundled_land().polygons
+    if not CHART_LAND_FILE.exists():
+        return land
+    fc = json.loads(CHART_LAND_FILE.read_text(encoding="utf-8"))
+    shapes = [
+        (f["properties"]["kind"], shapely.geometry.shape(f["geometry"])) for f in fc["features"]
+    ]
+    extents = shapely.union_all([g for kind, g in shapes if kind == "extent"])
+    chart = shapely.union_all([g for kind, g in shapes if kind == "land"])
+    out = shapely.union(shapely.difference(land, extents), chart)
+    shapely.prepare(out)
+    return out

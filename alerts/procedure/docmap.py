@@ -17,12 +17,31 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from vigia.alerts.lead import Lead
+from vigia.zones.basemap import BasemapError, display_land
 from vigia.zones.evaluate import rule_distance_m
 from vigia.zones.model import Zone
 
 TRACK = (0, 70, 160)
 ZONE = (120, 120, 120)
 CLOSEST = (200, 0, 0)
+LAND = (236, 226, 198)  # chart buff: the shore side is plain at a glance
+
+
+def _land_in(to_m: Transformer, clip: BaseGeometry) -> BaseGeometry | None:
+    """The bundled land (chart land areas where the Navy's cells cover, Natural Earth
+    elsewhere) inside the map frame, in the map's metres; None when none is there."""
+    try:
+        land = display_land()
+    except BasemapError:
+        return None  # a map without land is still evidence; the caption says land is drawn
+    minx, miny, maxx, maxy = clip.bounds
+    xs, ys = to_m.transform([minx, maxx, minx, maxx], [miny, miny, maxy, maxy], direction="INVERSE")
+    lonlat_box = shapely.box(min(xs), min(ys), max(xs), max(ys)).buffer(0.01)
+    near = shapely.intersection(land, lonlat_box)
+    if near.is_empty:
+        return None
+    shown = shapely.intersection(shapely.transform(near, lambda c: _project(to_m, c)), clip)
+    return None if shown.is_empty else shown
 
 
 def _nice(length_m: float) -> float:
@@ -47,6 +66,16 @@ class _Frame:
 
     def xy(self, mx: float, my: float) -> tuple[float, float]:
         return self.x0 + mx * self.scale, self.y0 - my * self.scale
+
+    def visible(self, box: tuple[float, ...]) -> BaseGeometry:
+        """The metres the page box shows (wider than the data where the aspects differ)."""
+        x, y, w, h = box
+        return shapely.box(
+            (x - self.x0) / self.scale,
+            (self.y0 - (y + h)) / self.scale,
+            (x + w - self.x0) / self.scale,
+            (self.y0 - y) / self.scale,
+        )
 
 
 def _draw_geometry(pdf: FPDF, frame: _Frame, geom: BaseGeometry, fill: bool) -> None:
@@ -98,10 +127,20 @@ def draw_evidence_map(
     minx, miny, maxx, maxy = env.bounds
     frame = _Frame((minx, miny, maxx, maxy), (x + 2, y + 2, w - 4, h - 12))
     clip = shapely.box(minx, miny, maxx, maxy)
+    seen = frame.visible((x + 0.3, y + 0.3, w - 0.6, h - 0.6))
 
     pdf.set_draw_color(0, 0, 0)
     pdf.set_line_width(0.3)
     pdf.rect(x, y, w, h)
+    land = _land_in(to_m, seen)
+    if land is not None:
+        pdf.set_draw_color(*LAND)
+        pdf.set_fill_color(*LAND)
+        _draw_geometry(pdf, frame, land, fill=True)
+        pdf.set_fill_color(255, 255, 255)  # lagoons and lakes inside the land are water
+        for part in shapely.get_parts(land):
+            for hole in getattr(part, "interiors", []):
+                pdf.polygon([frame.xy(hx, hy) for hx, hy in hole.coords], style="F")
     pdf.set_draw_color(*ZONE)
     pdf.set_fill_color(225, 225, 225)
     if band is not None:
@@ -150,7 +189,12 @@ def draw_evidence_map(
     pdf.polygon([(ax, ay), (ax - 2, ay + 6), (ax + 2, ay + 6)], style="DF")
     pdf.set_font(pdf.font_family or "helvetica", "B", 8)
     pdf.text(ax - 1.2, ay + 10, "N")
-    return {"scale_bar_m": bar_m, "extent_m": (maxx - minx, maxy - miny), "points": len(track)}
+    return {
+        "scale_bar_m": bar_m,
+        "extent_m": (maxx - minx, maxy - miny),
+        "points": len(track),
+        "land": land is not None,
+    }
 
 
 def _project(to_m: Transformer, coords: Any) -> Any:

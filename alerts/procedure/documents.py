@@ -284,7 +284,8 @@ def draft(
     pdf.multi_cell(
         0,
         3.6,
-        "Mapa: trajetória AIS (azul), zona e sua faixa de distância (cinza, tracejada), ponto de "
+        "Mapa: terra (bege; cartas náuticas da DHN onde há, Natural Earth 1:10m fora delas), "
+        "trajetória AIS (azul), zona e sua faixa de distância (cinza, tracejada), ponto de "
         "maior aproximação (vermelho) e a distância à referência da zona. Projeção azimutal "
         "equidistante centrada no ponto de maior aproximação.",
         new_x=XPos.LMARGIN,

@@ -129,3 +129,37 @@ def test_the_auto_prints_what_the_inspector_entered_and_the_penalty_article(
     ):
         assert want in text, want
     assert "[ X ] Assinado a rogo" not in text
+
+
+LAND_BUFF = (236, 226, 198)
+
+
+def _copacabana_lead() -> object:
+    """A motorboat 120 m off Copacabana (as in the embedded demo), along the beach."""
+    base = make_lead("L-COPA", rule="BATH-MOTOR")
+    ev = [
+        EvidencePoint(base.started_at + 10 * (k + 6), -43.172773 - 0.000804 * k,
+                      -22.967523 - 0.00042 * k, 18.0, 240.6, 0)
+        for k in range(-6, 7)
+    ]  # fmt: skip
+    return dataclasses.replace(
+        base, evidence=ev, zone_id="beach-copacabana", zone_kind="bather_beach",
+        citation="NORMAM-03/DPC 0211 b) 2)", min_distance_m=120.0,
+        closest_lon=-43.172773, closest_lat=-22.967523,
+    )  # fmt: skip
+
+
+def test_the_evidence_map_fills_the_land(api: Api, tmp_path: Path) -> None:
+    """Off Copacabana the shore side is drawn as land (chart buff); 80 km out at P-66
+    there is no land to draw, so none is."""
+    api.repo.upsert_leads([_copacabana_lead(), _crossing_lead()])  # type: ignore[list-item]
+    counts = {}
+    for lead_id in ("L-COPA", "L-DOC"):
+        patch(api, lead_id, {"status": "triaged"})
+        r = api.client.get(f"/leads/{lead_id}/documents/notice.pdf", headers=api.h("inspector"))
+        assert r.status_code == 200
+        text, img = _render(r.content, tmp_path, lead_id)
+        assert "terra (bege" in text
+        counts[lead_id] = _count(img, LAND_BUFF, tol=12)
+    assert counts["L-COPA"] > 2000, counts  # a good part of a 180 x 88 mm map at 60 dpi
+    assert counts["L-DOC"] == 0, counts

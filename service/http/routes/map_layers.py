@@ -25,6 +25,7 @@ from vigia.service.http.routes.params import (
     GeoJSONResponse,
     parse_bbox,
 )
+from vigia.zones.basemap import display_land
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
@@ -50,7 +51,7 @@ EXAMPLE_LAND: dict[str, Any] = {
             "properties": {"kind": "land"},
         }
     ],
-    "properties": {"source": "Natural Earth 10m admin-0 + DHN ENC LNDARE (Rio)"},
+    "properties": {"source": "Natural Earth 10m admin-0; DHN ENC LNDARE inside the chart cells"},
 }
 EXAMPLE_BANDS: dict[str, Any] = {
     "type": "FeatureCollection",
@@ -102,8 +103,11 @@ def land_geojson(request: Request, ballast: Any) -> dict[str, Any]:
     if cached is not None and cached[0] is assessor:
         out: dict[str, Any] = cached[1]
         return out
-    land = assessor.basemap.land
-    geom = shapely.intersection(land.polygons, shapely.box(*LAND_WINDOW))
+    # the bundled basemap draws the Navy chart's own coastline where a chart cell covers
+    # (zones.basemap.display_land); a loaded land file is drawn as it is
+    bundled = bool(assessor.basemap.extra.get("bundled_land"))
+    polygons = display_land() if bundled else assessor.basemap.land.polygons
+    geom = shapely.intersection(polygons, shapely.box(*LAND_WINDOW))
     geom = shapely.simplify(geom, LAND_TOLERANCE_DEG, preserve_topology=True)
     geom = shapely.set_precision(geom, 1e-5)
     doc = {

@@ -89,9 +89,29 @@ def routed(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead:
         return lead
     zone = route(lead.rule, lead.closest_lon, lead.closest_lat, destination, zones)
     if zone is not None:
-        return replace(lead, authority=zone.authority)
+        # marked as routed, so the lead follows when jurisdictions change (reroute)
+        routing = {"authority": zone.authority, "zone_id": zone.id, "approximate": False}
+        return replace(lead, authority=zone.authority, details={**lead.details, "routing": routing})
     office = nearest_office(lead.closest_lon, lead.closest_lat)
     if office is None:
         return lead
     routing = {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
     return replace(lead, authority=office.name, details={**lead.details, "routing": routing})
+
+
+#: before a Notice or an Auto names an authority, a lead may still change hands
+REROUTABLE = ("new", "triaged")
+
+
+def rerouted(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead | None:
+    """The lead routed afresh after the jurisdiction zones changed, or None when it stays:
+    only a lead that was routed (``details.routing``) and is still before any Notice or
+    Auto moves; one whose own zone named its authority, or already notified, never does."""
+    routing = lead.details.get("routing")
+    if lead.status not in REROUTABLE or not isinstance(routing, dict):
+        return None
+    bare = {k: v for k, v in lead.details.items() if k != "routing"}
+    fresh = routed(replace(lead, authority=None, details=bare), destination, zones)
+    if fresh.authority == lead.authority and fresh.details.get("routing") == routing:
+        return None
+    return fresh

@@ -33,7 +33,7 @@ from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import BBox, LeadQuery
 from vigia.service.errors import StoreUnavailableError
-from vigia.zones.model import Zone
+from vigia.zones.model import Zone, ZoneKind
 
 _UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
 
@@ -238,12 +238,20 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         """Create or replace zones atomically; a changed zone gets a new version, an
         unchanged one keeps its version."""
         with self._tx() as conn:
-            return zl.put_zones(conn, self._pg, zones, time.time())
+            now = time.time()
+            stored = zl.put_zones(conn, self._pg, zones, now)
+            if any(z.kind is ZoneKind.JURISDICTION for z in zones):
+                sl.reroute_leads(conn, self._pg, now)  # leads follow their new Capitania
+            return stored
 
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
         with self._tx() as conn:
-            return zl.delete_zone(conn, zone_id)
+            gone = zl.get_zone(conn, self._pg, zone_id, None)
+            was = zl.delete_zone(conn, zone_id)
+            if was and gone is not None and gone.kind is ZoneKind.JURISDICTION:
+                sl.reroute_leads(conn, self._pg, time.time())
+            return was
 
     def get_zone(self, zone_id: str, version: int | None = None) -> Zone | None:
         """The current (or a given, even retired) version of a zone."""

@@ -13,11 +13,12 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.routing import routed
+from vigia.alerts.procedure.routing import REROUTABLE, rerouted, routed
 from vigia.alerts.procedure.silencing import Silence, WatchEntry, breaches, silence_for
 from vigia.ingest.records import Position
+from vigia.service.db import events as ev
 from vigia.service.db import zones_leads as zl
-from vigia.service.db.models import SilenceRow, Vessel, WatchRow
+from vigia.service.db.models import LeadRow, SilenceRow, Vessel, WatchRow
 
 _S, _W = SilenceRow, WatchRow
 
@@ -59,6 +60,30 @@ def prepare_leads(conn: Connection, pg: bool, leads: Sequence[Lead]) -> list[Lea
             changes["silence_id"] = hit.id
         out.append(replace(lead, **changes) if changes else lead)
     return out
+
+
+def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
+    """After jurisdiction zones changed: route again every routed lead still before any
+    Notice or Auto (alerts.procedure.routing.rerouted), each move a ``lead.updated``
+    event in this transaction. Returns how many leads changed hands."""
+    zones = zl.jurisdiction_zones(conn, pg)
+    ids = conn.execute(
+        select(LeadRow.id).where(LeadRow.status.in_(REROUTABLE), LeadRow.silence_id.is_(None))
+    ).scalars()
+    moved: list[tuple[str, Lead, str | None]] = []
+    for lead_id in list(ids):
+        lead = zl.get_lead(conn, lead_id)
+        if lead is None:
+            continue
+        dest = _destinations(conn, {lead.mmsi}) if lead.rule.startswith("BW-") else {}
+        fresh = rerouted(lead, dest.get(lead.mmsi), zones)
+        if fresh is None:
+            continue
+        values = {"authority": fresh.authority, "details": fresh.details, "updated_at": now}
+        conn.execute(update(LeadRow).where(LeadRow.id == lead_id).values(**values))
+        moved.append((ev.UPDATED, fresh, lead.status))
+    ev.append(conn, moved, now)
+    return len(moved)
 
 
 def add_silence(conn: Connection, silence: dict[str, Any], by: str) -> int:

@@ -30,13 +30,25 @@ from vigia.alerts.rules import (
     is_allowed,
     propulsion,
 )
-from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
+from vigia.alerts.tracking import (
+    KN,
+    Hit,
+    VesselState,
+    era_break,
+    is_glitch,
+    metres,
+    update_stop_timer,
+)
 from vigia.ingest.records import Position, Record, VesselInfo
 from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
 _GEOD = Geod(ellps="WGS84")
+#: a record this much older than the stream clock starts a new era (a day: far beyond
+#: any receiver's or satellite feed's delivery delay, far below the years between two
+#: archives replayed one after the other)
+ERA_BACK_S = 86_400.0
 
 
 class LeadPipeline:
@@ -82,7 +94,30 @@ class LeadPipeline:
 
         Records take effect in their order: a static report changes the verdict only of
         the positions after it, so the same input gives the same leads whatever the
-        batching (a position is judged with what was known at its own time)."""
+        batching (a position is judged with what was known at its own time).
+
+        A record more than ``ERA_BACK_S`` older than the stream clock starts a new era
+        (another archive replayed after a later one): everything open is settled and
+        closed as the end of input would, and the clock restarts there, so a vessel's
+        verdicts never depend on another era's traffic nor on where batches break."""
+        cut = era_break(records, self._now, ERA_BACK_S)
+        if cut is None:
+            return self._process(records)
+        head = self._process(records[:cut]) if cut else []
+        head += self._new_era(records[cut].t)
+        return head + self.process(records[cut:])
+
+    def _new_era(self, t: float) -> list[Lead]:
+        self._settle_pending()
+        far = self._now + ERA_BACK_S
+        closed = self.expire(far)  # closes every episode, forgets every vessel
+        self._vessels.clear()
+        self._pending.clear()
+        self._open.clear()
+        self._now = self._last_sweep = t
+        return closed
+
+    def _process(self, records: Sequence[Record]) -> list[Lead]:
         batch, beacons, atons, seq, skipped = split_records(records)
         self.counters["positions_skipped"] += skipped
         if atons or (batch and self._aton.watching):
@@ -181,6 +216,11 @@ class LeadPipeline:
     def finish(self) -> list[Lead]:
         """End of input: settle every look-ahead fix, then return the leads closed by
         that and every episode still open (``ended_at`` null)."""
+        self._settle_pending()
+        closed = self.expire(self._now)
+        return closed + self.open_leads()
+
+    def _settle_pending(self) -> None:
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
             if vs.pending is not None:
@@ -188,8 +228,6 @@ class LeadPipeline:
                 vs.pending = None
                 self._apply(vs, pos, hits, info)
         self._pending.clear()
-        closed = self.expire(self._now)
-        return closed + self.open_leads()
 
     def rebuild(self, index: ZoneIndex) -> tuple[LeadPipeline, list[Lead]]:
         """A pipeline on a new zone index (after a zone edit), and the leads of the

@@ -10,11 +10,8 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.bus_rig import batches, demo_records
-from vigia.alerts.lead import Lead
-from vigia.alerts.pipeline import LeadPipeline
-from vigia.ingest.records import Record, StaticData
-from vigia.ingest.registry import VesselRegistry
+from tests.support.bus_rig import batches, demo_records, reference_leads
+from vigia.ingest.records import Record
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
 
@@ -24,17 +21,7 @@ YEARS_2_5 = 2.5 * 365.25 * 86_400.0
 
 
 def _run(chunks: Sequence[Sequence[Record]]) -> dict[str, dict[str, object]]:
-    pipeline = LeadPipeline(INDEX, VesselRegistry())
-    out: dict[str, Lead] = {}
-    for batch in chunks:
-        for r in batch:
-            if type(r) is StaticData:
-                pipeline.registry.update(r)
-        for lead in pipeline.process(batch) + pipeline.expire(pipeline.stream_time):
-            out[lead.id] = lead
-    for lead in pipeline.finish():
-        out[lead.id] = lead
-    return {k: v.to_json() for k, v in out.items()}
+    return {k: v.to_json() for k, v in reference_leads(chunks, route_them=False).items()}
 
 
 def _other_era(shift_s: float, mmsi_offset: int) -> list[Record]:

@@ -23,3 +23,25 @@ def test_the_served_land_follows_the_chart_coast(shared_api: Api) -> None:
     assert land.contains(shapely.Point(*CORCOVADO))
     assert land.contains(shapely.Point(*FEIRA_DE_SANTANA))
     assert not land.contains(shapely.Point(*OFF_SALVADOR))
+
+
+def test_beach_bands_lie_on_the_water_side() -> None:
+    """0211's 200 m and 100 m bands off Copacabana as /map/zones draws them (bundled
+    zones): the boat 120 m off the beach is in the motor band, and next to nothing of
+    either band lies ashore (before: about half)."""
+    from vigia.service.http.routes.map_layers import zone_bands
+    from vigia.zones.basemap import display_land
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+
+    doc = zone_bands(load_zones([bundled_zones_dir()]))
+    bands = {
+        f["properties"]["band"]: shapely.geometry.shape(f["geometry"])
+        for f in doc["features"]
+        if f["properties"]["id"] == "beach-copacabana" and f["properties"]["role"] == "band"
+    }
+    assert set(bands) == {"motor", "sail"}
+    assert bands["motor"].contains(shapely.Point(*OFF_COPACABANA))
+    land = display_land()
+    for name, band in bands.items():
+        ashore = shapely.intersection(band, land).area / band.area
+        assert ashore < 0.01, (name, ashore)

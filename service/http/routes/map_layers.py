@@ -158,6 +158,10 @@ def zone_bands(zones: list[Any]) -> dict[str, Any]:
             bands = [("rule", width)]
         for band, w in bands:
             geom = index.band(i, w)
+            if zone.kind is ZoneKind.BATHER_BEACH:
+                # a beach's band lies off its baseline: drawn on the water side only, or
+                # the map shows a 200 m band running up the streets behind the beach
+                geom = shapely.difference(geom, shapely.clip_by_rect(display_land(), *geom.bounds))
             features.append(
                 {
                     "type": "Feature",

@@ -715,9 +715,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "documents-authority-dropped",
         "service/http/routes/documents.py",
-        "lead = visible(repo.get_lead(lead_id), caller, lead_id)",
-        "lead = repo.get_lead(lead_id) if caller.authority "
-        "else visible(repo.get_lead(lead_id), caller, lead_id)",
+        "lead = found(repo.get_lead(lead_id, scope), lead_id)",
+        "lead = found(repo.get_lead(lead_id, Scope(None)), lead_id)",
         (B_DOCS,),
         "a draft of another Capitania's lead",
     ),

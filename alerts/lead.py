@@ -77,6 +77,8 @@ class Lead:
     due_on: str | None = None  # the soonest pending deadline, ISO date
     #: the inspector's silence it was raised in (stored and marked, never pushed)
     silence_id: int | None = None
+    #: the store's count of changes to the record (the HTTP ETag); 0 before it is stored
+    version: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The lead JSON of docs/contract.md section 3 (plus a few additive fields)."""

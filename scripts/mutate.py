@@ -43,6 +43,9 @@ B_INGEST = "tests/ingest/test_boundaries_ingest.py"
 B_ZONES = "tests/zones/test_boundaries_zones.py"
 B_DOCS = "tests/api/test_boundaries_documents.py"
 B_BUS = "tests/bus/test_boundaries_broker_leads.py"  # real nats-server and PostGIS, ~20 s
+# every route with two authorities' keys, over a served API on both stores (~45 s)
+SCOPE = "tests/live/test_authority_scope.py"
+EDITS = "tests/api/test_lead_edits.py"
 # an existing test whose expected values are hand-computed (24 h = 12,000 m3 x 2 / 1,000)
 ATON = "tests/alerts/test_aton_damage.py"
 SART = "tests/alerts/test_sar_distress.py::test_sart_in_test_mode_raises_nothing"
@@ -715,11 +718,42 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "documents-authority-dropped",
         "service/http/routes/documents.py",
-        "lead = visible(repo.get_lead(lead_id), caller, lead_id)",
-        "lead = repo.get_lead(lead_id) if caller.authority "
-        "else visible(repo.get_lead(lead_id), caller, lead_id)",
+        "lead = found(repo.get_lead(lead_id, scope), lead_id)",
+        "lead = found(repo.get_lead(lead_id, Scope(None)), lead_id)",
         (B_DOCS,),
         "a draft of another Capitania's lead",
+    ),
+    M(
+        "scope-ignored-by-the-store",
+        "service/db/zones_leads.py",
+        "return [] if scope.authority is None else [column == scope.authority]",
+        "return []",
+        (SCOPE,),
+        "one Capitania reads every other's leads, silences and watch entries",
+    ),
+    M(
+        "stream-unscoped",
+        "service/http/routes/stream.py",
+        "read = partial(store.events_after, cursor, batch_size, scope=scope)",
+        "read = partial(store.events_after, cursor, batch_size, scope=Scope(None))",
+        (SCOPE,),
+        "the event stream carries another Capitania's CPFs",
+    ),
+    M(
+        "silence-of-any-authority",
+        "alerts/procedure/silencing.py",
+        "if self.authority is not None and self.authority != authority:",
+        "if False:",
+        ("tests/alerts/test_register_routing.py",),
+        "one Capitania's silence hides another's lead",
+    ),
+    M(
+        "edit-without-version-check",
+        "service/db/procedure_store.py",
+        ".where(LeadRow.id == lead_id, LeadRow.version == row.version)",
+        ".where(LeadRow.id == lead_id)",
+        (EDITS,),
+        "two concurrent edits both acknowledged, one lost (SQLite)",
     ),
     M(
         "documents-for-new-leads",

@@ -37,6 +37,12 @@ class ConflictError(RequestInvalidError):
     code = "conflict"
 
 
+class PreconditionFailedError(VigiaError):
+    """An ``If-Match`` naming a version of a lead that is no longer the stored one."""
+
+    code = "precondition-failed"
+
+
 class PayloadTooLargeError(VigiaError):
     """An upload over the configured size limits (bytes, features, vertices)."""
 
@@ -56,6 +62,7 @@ HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
     (NotFoundError, 404),
     (ProcedureConflictError, 409),
     (ProcedureDataError, 422),
+    (PreconditionFailedError, 412),
     (PayloadTooLargeError, 413),
     (ConflictError, 409),
     (ZoneError, 422),

@@ -1,9 +1,10 @@
 """Inspectors' silences and the NORMAM-07 0310 watch-list: pure decisions, no storage.
 
 A silence covers a vessel, a zone, or a vessel in a zone, from an optional start until a
-time, with a reason. It is judged on the *position's* time (the lead's first position),
-never on the clock, so replaying reviewed data does not raise the same leads again. A
-silenced lead is still stored, marked, and never pushed.
+time, with a reason; one made for an authority covers only the leads routed to it. It
+is judged on the *position's* time (the lead's first position), never on the clock, so
+replaying reviewed data does not raise the same leads again. A silenced lead is still
+stored, marked, and never pushed.
 
 A watch-list entry holds a detained or sealed vessel (0310, "lacre": the vessel stays
 out of traffic) at a position; any AIS report farther than ``radius_m`` from it raises a
@@ -35,9 +36,17 @@ class Silence:
     starts_at: float | None
     until: float
     reason: str
+    #: a silence made by a key limited to one authority hides only that authority's
+    #: leads (None: any authority's)
+    authority: str | None = None
 
-    def covers(self, mmsi: int, zone_id: str | None, t: float) -> bool:
-        """Whether a lead of ``mmsi`` in ``zone_id`` first seen at ``t`` is silenced."""
+    def covers(
+        self, mmsi: int, zone_id: str | None, t: float, authority: str | None = None
+    ) -> bool:
+        """Whether a lead of ``mmsi`` in ``zone_id`` first seen at ``t``, routed to
+        ``authority``, is silenced."""
+        if self.authority is not None and self.authority != authority:
+            return False
         if self.mmsi is not None and self.mmsi != mmsi:
             return False
         if self.zone_id is not None and self.zone_id != zone_id:
@@ -54,7 +63,9 @@ def silence_for(lead: Lead, silences: Sequence[Silence]) -> Silence | None:
     """The silence (lowest id) covering ``lead`` on its first position's time."""
     if lead.rule in NEVER_SILENCED:
         return None
-    hits = [s for s in silences if s.covers(lead.mmsi, lead.zone_id, lead.started_at)]
+    hits = [
+        s for s in silences if s.covers(lead.mmsi, lead.zone_id, lead.started_at, lead.authority)
+    ]
     return min(hits, key=lambda s: s.id) if hits else None
 
 

@@ -101,6 +101,7 @@ def _audit(args: argparse.Namespace) -> int:
     assessor = get_assessor(args.land or settings.land, args.depth or settings.depth)
     now = time.time()
     if args.store:
+        from vigia.service.db.protocol import EVERY_AUTHORITY
         from vigia.service.db.store import open_repository
         from vigia.service.settings import DatabaseSettings
 
@@ -108,7 +109,7 @@ def _audit(args: argparse.Namespace) -> int:
         repo = open_repository(db.url, sqlite_path=db.sqlite_path)
         try:
             repo.migrate()
-            doc = run_audit(req, repo, assessor, settings, now)
+            doc = run_audit(req, repo, assessor, settings, now, EVERY_AUTHORITY)
         finally:
             repo.close()
     else:

@@ -13,7 +13,8 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.service.db.models import ApiKey, BallastAudit
-from vigia.service.db.protocol import ApiKeyRecord
+from vigia.service.db.protocol import ApiKeyRecord, Scope
+from vigia.service.db.zones_leads import in_scope
 from vigia.service.errors import ConflictError
 
 #: audits are kept at least this long (NORMAM-20 record keeping); 5 x 365.25 days
@@ -95,20 +96,21 @@ class AdminStore:
             conn.execute(update(ApiKey).where(ApiKey.id == key_id).values(revoked=True))
             return True
 
-    def save_audit(self, audit: dict[str, Any]) -> str:
-        """Store a ballast audit (kept at least five years); returns its id."""
+    def save_audit(self, audit: dict[str, Any], scope: Scope) -> str:
+        """Store a ballast audit (kept at least five years) as ``scope``'s; returns its id."""
         audit_id = uuid.uuid4().hex
+        row = {"id": audit_id, "created_at": time.time(), "document": audit}
         with self._tx() as conn:
-            conn.execute(
-                insert(BallastAudit).values(id=audit_id, created_at=time.time(), document=audit)
-            )
+            conn.execute(insert(BallastAudit).values(**row, authority=scope.authority))
         return audit_id
 
-    def get_audit(self, audit_id: str) -> dict[str, Any] | None:
-        """One stored ballast audit, as it was saved."""
+    def get_audit(self, audit_id: str, scope: Scope) -> dict[str, Any] | None:
+        """One stored ballast audit, as it was saved; None when absent or outside
+        ``scope`` (the authority of the key that made it)."""
+        mine = in_scope(BallastAudit.authority, scope)
         with self._tx() as conn:
             doc = conn.execute(
-                select(BallastAudit.document).where(BallastAudit.id == audit_id)
+                select(BallastAudit.document).where(BallastAudit.id == audit_id, *mine)
             ).scalar()
         return None if doc is None else dict(doc)
 

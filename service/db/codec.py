@@ -174,4 +174,5 @@ def row_lead(r: Mapping[Any, Any]) -> Lead:
         procedure=dict(r["procedure"] or {}),
         due_on=r["due_on"],
         silence_id=r["silence_id"],
+        version=int(r["version"]),
     )

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 from vigia.alerts.lead import Lead
 from vigia.alerts.priority import priority
 from vigia.service.db.models import LeadEventRow
+from vigia.service.db.protocol import Scope
 
 OPENED, UPDATED, STATUS = "lead.opened", "lead.updated", "lead.status"
 LEAD_EVENT_TYPES = (OPENED, UPDATED, STATUS)
@@ -114,10 +115,14 @@ def _event(r: Any) -> LeadEvent:
     )
 
 
-def after(conn: Connection, after_id: int, limit: int) -> list[LeadEvent]:
-    """Events with an id above ``after_id``, oldest first."""
+def after(conn: Connection, after_id: int, limit: int, scope: Scope) -> list[LeadEvent]:
+    """Events of leads in ``scope`` with an id above ``after_id``, oldest first (each
+    event carries its lead's authority, so the filter is one indexed-id range scan)."""
     e = LeadEventRow
-    rows = conn.execute(select(*_COLS).where(e.id > after_id).order_by(e.id).limit(limit))
+    conds = [e.id > after_id]
+    if scope.authority is not None:
+        conds.append(e.authority == scope.authority)
+    rows = conn.execute(select(*_COLS).where(*conds).order_by(e.id).limit(limit))
     return [_event(r) for r in rows]
 
 

@@ -13,7 +13,8 @@ from sqlalchemy.engine import Connection
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel
 from vigia.service.db.models import LeadRow, Vessel, VesselLatest, ZoneVersion
-from vigia.service.db.protocol import BBox
+from vigia.service.db.protocol import BBox, Scope
+from vigia.service.db.zones_leads import in_scope
 
 Extent = tuple[BBox | None, tuple[float, float] | None]
 
@@ -29,8 +30,9 @@ class LayerStore:
 
     _tx: Callable[[], AbstractContextManager[Connection]]
 
-    def layer_extent(self, layer: str) -> Extent:
-        """The bbox and time span of ``zones``, ``leads`` or ``vessels`` (None: empty)."""
+    def layer_extent(self, layer: str, scope: Scope) -> Extent:
+        """The bbox and time span of ``zones``, ``leads`` (those in ``scope``) or
+        ``vessels`` (None: empty)."""
         row: Any
         with self._tx() as conn:
             if layer == "zones":
@@ -47,6 +49,7 @@ class LayerStore:
                            func.max(ld.closest_lon), func.max(ld.closest_lat),
                            func.min(ld.started_at), func.max(func.coalesce(ld.ended_at,
                                                                            ld.started_at)))
+                    .where(*in_scope(ld.authority, scope))
                 ).first()  # fmt: skip
             else:
                 v = VesselLatest

@@ -24,6 +24,7 @@ from vigia.service.db.models import (
     WebhookDeliveryRow,
     WebhookRow,
 )
+from vigia.service.db.protocol import EVERY_AUTHORITY, Scope
 
 log = logging.getLogger(__name__)
 _W, _D, _A = WebhookRow, WebhookDeliveryRow, WebhookAttemptRow
@@ -136,10 +137,10 @@ class LiveStore:
                 log.exception("position listener failed")
 
     # the event log
-    def events_after(self, after_id: int, limit: int = 500) -> list[LeadEvent]:
-        """Stored events with an id above ``after_id``, oldest first."""
+    def events_after(self, after_id: int, limit: int = 500, *, scope: Scope) -> list[LeadEvent]:
+        """Stored events of leads in ``scope`` with an id above ``after_id``, oldest first."""
         with self._tx() as conn:
-            return ev.after(conn, after_id, limit)
+            return ev.after(conn, after_id, limit, scope)
 
     def last_event_id(self) -> int:
         """The highest stored event id (0 when none)."""
@@ -251,7 +252,8 @@ class LiveStore:
                 ).scalar()
                 if cursor is None:
                     return added
-                batch = ev.after(conn, int(cursor), 1000)
+                # an endpoint is an admin's: its own filters choose the authority
+                batch = ev.after(conn, int(cursor), 1000, EVERY_AUTHORITY)
                 if not batch:
                     return added
                 rows = [

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeEngine
@@ -169,6 +170,9 @@ class LeadRow(Base):
     # a hash of the evidence-bearing columns: an upsert that changes nothing (a replay)
     # writes no lead.updated event
     digest: Mapped[str | None] = mapped_column(Text)
+    # how many times the row changed (1 when inserted): an edit's UPDATE compares it, so
+    # concurrent edits are never silently lost; the API's ETag
+    version: Mapped[int] = mapped_column(Integer, server_default=text("1"), default=1)
 
 
 class LeadHistoryRow(Base):
@@ -202,6 +206,8 @@ class SilenceRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     created_by: Mapped[str] = mapped_column(Text)
     created_at: Mapped[float] = mapped_column(Float)
+    # made by a key limited to one authority: hides only that authority's leads
+    authority: Mapped[str | None] = mapped_column(Text)
 
 
 class WatchRow(Base):
@@ -253,6 +259,7 @@ class BallastAudit(Base):
     id: Mapped[str] = mapped_column(Text, primary_key=True)
     created_at: Mapped[float] = mapped_column(Float, index=True)
     document: Mapped[dict[str, Any]] = mapped_column(JSON)
+    authority: Mapped[str | None] = mapped_column(Text)  # read back only by its authority
 
 
 # SQLite gives only INTEGER PRIMARY KEY an automatic rowid; PostgreSQL ids are BIGINT

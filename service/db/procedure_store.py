@@ -18,10 +18,12 @@ from vigia.alerts.procedure.calendars import STATES, soonest
 from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
 from vigia.alerts.procedure.register import office_named
 from vigia.alerts.procedure.repeats import PriorCase
-from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError, apply_move
+from vigia.alerts.procedure.workflow import Actor, Move, apply_move
 from vigia.ingest.records import iso_utc
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.models import LeadHistoryRow, LeadRow
+from vigia.service.db.protocol import OTHER_AUTHORITY, Scope
+from vigia.service.errors import PreconditionFailedError
 
 _H = LeadHistoryRow
 
@@ -31,18 +33,41 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, A
     return {k: before.get(k) for k in keys}, {k: after.get(k) for k in keys}
 
 
+class StaleVersionError(Exception):
+    """The lead's row changed between our read and our write (no row lock on SQLite);
+    the store reads it again and reapplies the move."""
+
+
 def move_lead(
-    conn: Connection, pg: bool, lead_id: str, move: Move, actor: Actor, now: float
+    conn: Connection,
+    pg: bool,
+    lead_id: str,
+    move: Move,
+    actor: Actor,
+    now: float,
+    scope: Scope,
+    if_version: int | None,
 ) -> Lead | None:
-    """Apply ``move`` to a lead and append its history row; None if there is no lead."""
+    """Apply ``move`` to a lead in ``scope`` and append its history row; None if there
+    is no such lead. The UPDATE compares the version read, so a concurrent edit makes it
+    raise ``StaleVersionError`` instead of overwriting that edit."""
     sel = select(
-        LeadRow.status, LeadRow.rule, LeadRow.procedure, LeadRow.authority, LeadRow.details
-    ).where(LeadRow.id == lead_id)
+        LeadRow.status,
+        LeadRow.rule,
+        LeadRow.procedure,
+        LeadRow.authority,
+        LeadRow.details,
+        LeadRow.version,
+    ).where(LeadRow.id == lead_id, *zl.in_scope(LeadRow.authority, scope))
     if pg:
         sel = sel.with_for_update()
     row = conn.execute(sel).first()
     if row is None:
         return None
+    if if_version is not None and int(row.version) != if_version:
+        raise PreconditionFailedError(
+            f"the lead is at version {row.version}, not {if_version}: read it again"
+        )
     before_proc: dict[str, Any] = dict(row.procedure or {})
     start = before_proc
     if not before_proc.get("seat_state") and row.authority:
@@ -54,8 +79,9 @@ def move_lead(
     due = soonest(compute_deadlines(row.rule, status, proc))
     res = conn.execute(
         update(LeadRow)
-        .where(LeadRow.id == lead_id, LeadRow.status == row.status)
+        .where(LeadRow.id == lead_id, LeadRow.version == row.version)
         .values(
+            version=LeadRow.version + 1,
             status=status,
             procedure=proc,
             due_on=None if due is None else due.isoformat(),
@@ -64,8 +90,7 @@ def move_lead(
         )
     )
     if res.rowcount != 1:
-        # another inspector moved it between our read and write (SQLite has no row lock)
-        raise ProcedureConflictError("the lead changed meanwhile; read it again", ())
+        raise StaleVersionError(lead_id)
     before, after = _changed(before_proc, proc)
     conn.execute(
         insert(_H).values(
@@ -80,7 +105,7 @@ def move_lead(
             after=after,
         )
     )
-    return zl.get_lead(conn, lead_id)
+    return zl.get_lead(conn, lead_id, scope)
 
 
 def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
@@ -99,8 +124,10 @@ def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
     return {}
 
 
-def history(conn: Connection, lead_id: str) -> list[dict[str, Any]]:
-    """A lead's history, oldest first, as the contract's items."""
+def history(conn: Connection, lead_id: str, scope: Scope) -> list[dict[str, Any]]:
+    """A lead's history, oldest first, as the contract's items (none outside ``scope``)."""
+    if scope.authority is not None and zl.get_lead(conn, lead_id, scope) is None:
+        return []
     rows = conn.execute(
         select(*_H.__table__.columns).where(_H.lead_id == lead_id).order_by(_H.id)
     ).all()
@@ -119,17 +146,31 @@ def history(conn: Connection, lead_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def prior_cases(conn: Connection, lead_id: str) -> list[PriorCase]:
+def prior_cases(conn: Connection, lead_id: str, scope: Scope) -> list[PriorCase]:
     """Every other closed lead that reached ``infraction``: the candidates for a repeat
-    offence (alerts/procedure/repeats.py decides which count; few rows: Autos only)."""
+    offence (alerts/procedure/repeats.py decides which count; few rows: Autos only). A
+    lead outside ``scope`` counts (a repeat offence is nationwide) but is not named."""
     rows = conn.execute(
-        select(LeadRow.id, LeadRow.mmsi, LeadRow.rule, LeadRow.status, LeadRow.procedure).where(
+        select(
+            LeadRow.id,
+            LeadRow.mmsi,
+            LeadRow.rule,
+            LeadRow.status,
+            LeadRow.procedure,
+            LeadRow.authority,
+        ).where(
             LeadRow.id != lead_id,
             LeadRow.infraction_on.is_not(None),
             LeadRow.status == "closed",
         )
     ).all()
     return [
-        PriorCase(str(r.id), int(r.mmsi), str(r.rule), str(r.status), dict(r.procedure or {}))
+        PriorCase(
+            str(r.id) if scope.admits(r.authority) else OTHER_AUTHORITY,
+            int(r.mmsi),
+            str(r.rule),
+            str(r.status),
+            dict(r.procedure or {}),
+        )
         for r in rows
     ]

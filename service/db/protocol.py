@@ -21,6 +21,30 @@ BBox = tuple[float, float, float, float]  # min lon, min lat, max lon, max lat
 
 
 @dataclass(slots=True, frozen=True)
+class Scope:
+    """Whose leads a caller may see and change: one authority's (a Capitania's key), or
+    every authority's (``authority`` None: an unlimited key, the worker, the CLI).
+
+    The one authority rule. Every repository method that reads or writes leads, their
+    events, history, extents, silences or watch-list entries takes a ``Scope`` argument
+    with no default, so a route that forgets it does not type-check (nor run). Data of
+    another authority is simply absent: a lead outside the scope is "not found".
+    """
+
+    authority: str | None
+
+    def admits(self, authority: str | None) -> bool:
+        """Whether a record of ``authority`` (None: not routed to any) is in scope."""
+        return self.authority is None or authority == self.authority
+
+
+#: every authority's data: the worker, the CLI, admin and unlimited keys
+EVERY_AUTHORITY = Scope(None)
+#: what a scoped caller sees instead of the id of another authority's lead
+OTHER_AUTHORITY = "(another authority)"
+
+
+@dataclass(slots=True, frozen=True)
 class LeadQuery:
     """Filters for listing leads; None means no filter."""
 
@@ -113,36 +137,52 @@ class Repository(Protocol):
         """Insert leads, or update open ones as their episodes grow; never rewrites the
         evidence of a closed lead."""
 
-    def get_lead(self, lead_id: str) -> Lead | None:
-        """One lead with its evidence."""
+    def get_lead(self, lead_id: str, scope: Scope) -> Lead | None:
+        """One lead with its evidence (None when absent or outside ``scope``)."""
 
-    def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
-        """A page of leads, newest first, and the total matched."""
+    def list_leads(
+        self, query: LeadQuery, limit: int, offset: int = 0, *, scope: Scope
+    ) -> tuple[list[Lead], int]:
+        """A page of the leads in ``scope``, newest first, and the total matched."""
 
-    def move_lead(self, lead_id: str, move: Move, actor: Actor) -> Lead | None:
-        """The one way a lead's procedure changes (state machine + history row)."""
+    def move_lead(
+        self,
+        lead_id: str,
+        move: Move,
+        actor: Actor,
+        *,
+        scope: Scope,
+        if_version: int | None = None,
+    ) -> Lead | None:
+        """The one way a lead's procedure changes (state machine + history row); None if
+        the lead is absent or outside ``scope``; a ``PreconditionFailedError`` when
+        ``if_version`` is given and the stored version differs."""
 
-    def lead_history(self, lead_id: str) -> list[dict[str, Any]]:
-        """A lead's append-only history, oldest first."""
+    def lead_history(self, lead_id: str, scope: Scope) -> list[dict[str, Any]]:
+        """A lead's append-only history, oldest first (empty outside ``scope``)."""
 
-    def prior_cases(self, lead_id: str) -> list[PriorCase]:
-        """Other closed leads that reached ``infraction`` (repeat-offence candidates)."""
+    def prior_cases(self, lead_id: str, scope: Scope) -> list[PriorCase]:
+        """Other closed leads that reached ``infraction`` (repeat-offence candidates). A
+        repeat offence counts nationwide (NORMAM-20 1.5.3 b)), so leads outside ``scope``
+        are listed too, but under ``OTHER_AUTHORITY`` instead of their id."""
 
     # silences and the 0310 watch-list
-    def add_silence(self, silence: dict[str, Any], by: str) -> int:
-        """Store an inspector's silence; returns its id."""
+    def add_silence(self, silence: dict[str, Any], by: str, scope: Scope) -> int:
+        """Store an inspector's silence, hiding only leads of ``scope``'s authority (any
+        authority's for an unlimited scope); returns its id."""
 
-    def list_silences(self) -> list[dict[str, Any]]:
-        """Every silence, newest first."""
+    def list_silences(self, scope: Scope) -> list[dict[str, Any]]:
+        """The silences of ``scope``, newest first."""
 
-    def add_watch(self, entry: dict[str, Any], by: str) -> int:
-        """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
+    def add_watch(self, entry: dict[str, Any], by: str, scope: Scope) -> int:
+        """Put a detained or sealed vessel on the watch-list; returns the entry's id (a
+        ``PermissionDeniedError`` for an entry of an authority outside ``scope``)."""
 
-    def list_watch(self) -> list[dict[str, Any]]:
-        """Every watch-list entry, newest first."""
+    def list_watch(self, scope: Scope) -> list[dict[str, Any]]:
+        """The watch-list entries of ``scope``, newest first."""
 
-    def release_watch(self, entry_id: int) -> bool:
-        """Take a vessel off the watch-list; False if there is no such entry."""
+    def release_watch(self, entry_id: int, scope: Scope) -> bool:
+        """Take a vessel off the watch-list; False if there is no such entry in scope."""
 
     # authorised-vessel register (0212 f)) and the worker's vessel registry
     def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
@@ -178,8 +218,8 @@ class Repository(Protocol):
     def find_api_key(self, key_hash: str) -> ApiKeyRecord | None:
         """Look up a key by its hash."""
 
-    def save_audit(self, audit: dict[str, Any]) -> str:
-        """Store a ballast audit (kept at least five years); returns its id."""
+    def save_audit(self, audit: dict[str, Any], scope: Scope) -> str:
+        """Store a ballast audit (kept at least five years) as ``scope``'s; returns its id."""
 
-    def get_audit(self, audit_id: str) -> dict[str, Any] | None:
-        """One stored ballast audit."""
+    def get_audit(self, audit_id: str, scope: Scope) -> dict[str, Any] | None:
+        """One stored ballast audit (None when absent or another authority's)."""

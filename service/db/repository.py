@@ -17,7 +17,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.repeats import PriorCase
-from vigia.alerts.procedure.workflow import Actor, Move
+from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
@@ -31,11 +31,14 @@ from vigia.service.db.engine import migrate
 from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
-from vigia.service.db.protocol import BBox, LeadQuery
+from vigia.service.db.protocol import BBox, LeadQuery, Scope
 from vigia.service.errors import StoreUnavailableError
 from vigia.zones.model import Zone, ZoneKind
 
 _UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
+# a move is read and applied again when a concurrent edit committed first; each retry
+# follows a commit by someone else, so this bounds only a pathological storm of edits
+_MOVE_ATTEMPTS = 50
 
 
 # sqlite3 raises OperationalError for schema mistakes too; only these mean "try later"
@@ -283,65 +286,89 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
             )
         self._notify_events(last_id)
 
-    def get_lead(self, lead_id: str) -> Lead | None:
-        """One lead with its evidence."""
+    def get_lead(self, lead_id: str, scope: Scope) -> Lead | None:
+        """One lead with its evidence (None when absent or outside ``scope``)."""
         with self._tx() as conn:
-            return zl.get_lead(conn, lead_id)
+            return zl.get_lead(conn, lead_id, scope)
 
-    def list_leads(self, query: LeadQuery, limit: int, offset: int = 0) -> tuple[list[Lead], int]:
-        """A page of leads, newest first, and the total matched."""
+    def list_leads(
+        self, query: LeadQuery, limit: int, offset: int = 0, *, scope: Scope
+    ) -> tuple[list[Lead], int]:
+        """A page of the leads in ``scope``, newest first, and the total matched."""
         with self._tx() as conn:
-            return zl.list_leads(conn, self._pg, query, limit, offset)
+            return zl.list_leads(conn, self._pg, query, limit, offset, scope)
 
-    def move_lead(self, lead_id: str, move: Move, actor: Actor) -> Lead | None:
+    def move_lead(
+        self,
+        lead_id: str,
+        move: Move,
+        actor: Actor,
+        *,
+        scope: Scope,
+        if_version: int | None = None,
+    ) -> Lead | None:
         """The one way a lead's procedure changes: checked by the state machine, written
-        with its history row in one transaction; None if there is no such lead."""
+        with its history row in one transaction; None if there is no such lead in
+        ``scope``. The write compares the version it read: when another edit committed
+        in between (SQLite has no row lock), the move is read and applied again on top
+        of it, so both edits land and neither is lost; ``if_version`` (a client's
+        If-Match) makes a changed version a ``PreconditionFailedError`` instead."""
+        for _ in range(_MOVE_ATTEMPTS):
+            try:
+                return self._move_once(lead_id, move, actor, scope, if_version)
+            except ps.StaleVersionError:
+                continue
+        raise ProcedureConflictError("the lead keeps changing meanwhile; read it again", ())
+
+    def _move_once(
+        self, lead_id: str, move: Move, actor: Actor, scope: Scope, if_version: int | None
+    ) -> Lead | None:
         with self._tx() as conn:
             ev.lock(conn, self._pg)  # event ids stay in commit order
-            lead = ps.move_lead(conn, self._pg, lead_id, move, actor, time.time())
+            now = time.time()
+            lead = ps.move_lead(conn, self._pg, lead_id, move, actor, now, scope, if_version)
             # a live client shows who moved the lead and why without a second read
             who = {"moved_by": {"name": actor.name, "role": actor.role}, "move_reason": move.reason}
-            last_id = (
-                0 if lead is None else ev.append(conn, [(ev.STATUS, lead, None)], time.time(), who)
-            )
+            last_id = 0 if lead is None else ev.append(conn, [(ev.STATUS, lead, None)], now, who)
         self._notify_events(last_id)
         return lead
 
-    def lead_history(self, lead_id: str) -> list[dict[str, Any]]:
-        """A lead's append-only history, oldest first."""
+    def lead_history(self, lead_id: str, scope: Scope) -> list[dict[str, Any]]:
+        """A lead's append-only history, oldest first (empty outside ``scope``)."""
         with self._tx() as conn:
-            return ps.history(conn, lead_id)
+            return ps.history(conn, lead_id, scope)
 
-    def prior_cases(self, lead_id: str) -> list[PriorCase]:
-        """Other closed leads that reached ``infraction`` (repeat-offence candidates)."""
+    def prior_cases(self, lead_id: str, scope: Scope) -> list[PriorCase]:
+        """Other closed leads that reached ``infraction`` (repeat-offence candidates);
+        those outside ``scope`` under ``OTHER_AUTHORITY``."""
         with self._tx() as conn:
-            return ps.prior_cases(conn, lead_id)
+            return ps.prior_cases(conn, lead_id, scope)
 
     # silences and the watch-list
-    def add_silence(self, silence: dict[str, Any], by: str) -> int:
-        """Store an inspector's silence; returns its id."""
+    def add_silence(self, silence: dict[str, Any], by: str, scope: Scope) -> int:
+        """Store an inspector's silence as ``scope``'s; returns its id."""
         with self._tx() as conn:
-            return sl.add_silence(conn, silence, by)
+            return sl.add_silence(conn, silence, by, scope)
 
-    def list_silences(self) -> list[dict[str, Any]]:
-        """Every silence, newest first."""
+    def list_silences(self, scope: Scope) -> list[dict[str, Any]]:
+        """The silences of ``scope``, newest first."""
         with self._tx() as conn:
-            return sl.list_silences(conn)
+            return sl.list_silences(conn, scope)
 
-    def add_watch(self, entry: dict[str, Any], by: str) -> int:
+    def add_watch(self, entry: dict[str, Any], by: str, scope: Scope) -> int:
         """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
         with self._tx() as conn:
-            return sl.add_watch(conn, entry, by)
+            return sl.add_watch(conn, entry, by, scope)
 
-    def list_watch(self) -> list[dict[str, Any]]:
-        """Every watch-list entry, newest first."""
+    def list_watch(self, scope: Scope) -> list[dict[str, Any]]:
+        """The watch-list entries of ``scope``, newest first."""
         with self._tx() as conn:
-            return sl.list_watch(conn)
+            return sl.list_watch(conn, scope)
 
-    def release_watch(self, entry_id: int) -> bool:
-        """Take a vessel off the watch-list; False if there is no such entry."""
+    def release_watch(self, entry_id: int, scope: Scope) -> bool:
+        """Take a vessel off the watch-list; False if there is no such entry in scope."""
         with self._tx() as conn:
-            return sl.release_watch(conn, entry_id)
+            return sl.release_watch(conn, entry_id, scope)
 
     # counters
     def save_counters(self, counters: dict[str, int]) -> None:

@@ -19,13 +19,17 @@ from vigia.ingest.records import Position
 from vigia.service.db import events as ev
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.models import LeadRow, SilenceRow, Vessel, WatchRow
+from vigia.service.db.protocol import EVERY_AUTHORITY, Scope
+from vigia.service.errors import PermissionDeniedError
 
 _S, _W = SilenceRow, WatchRow
 
 
 def _silences(conn: Connection, since: float) -> list[Silence]:
     rows = conn.execute(select(*_S.__table__.columns).where(_S.until >= since)).all()
-    return [Silence(r.id, r.mmsi, r.zone_id, r.starts_at, r.until, r.reason) for r in rows]
+    return [
+        Silence(r.id, r.mmsi, r.zone_id, r.starts_at, r.until, r.reason, r.authority) for r in rows
+    ]
 
 
 def _destinations(conn: Connection, mmsis: set[int]) -> dict[int, str | None]:
@@ -72,47 +76,69 @@ def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
     ).scalars()
     moved: list[tuple[str, Lead, str | None]] = []
     for lead_id in list(ids):
-        lead = zl.get_lead(conn, lead_id)
+        lead = zl.get_lead(conn, lead_id, EVERY_AUTHORITY)
         if lead is None:
             continue
         dest = _destinations(conn, {lead.mmsi}) if lead.rule.startswith("BW-") else {}
         fresh = rerouted(lead, dest.get(lead.mmsi), zones)
         if fresh is None:
             continue
-        values = {"authority": fresh.authority, "details": fresh.details, "updated_at": now}
+        values = {
+            "authority": fresh.authority,
+            "details": fresh.details,
+            "updated_at": now,
+            "version": LeadRow.version + 1,  # an If-Match taken before the move fails
+        }
         conn.execute(update(LeadRow).where(LeadRow.id == lead_id).values(**values))
         moved.append((ev.UPDATED, fresh, lead.status))
     ev.append(conn, moved, now)
     return len(moved)
 
 
-def add_silence(conn: Connection, silence: dict[str, Any], by: str) -> int:
-    """Store a silence; returns its id."""
-    row = {**silence, "created_by": by, "created_at": time.time()}
+def add_silence(conn: Connection, silence: dict[str, Any], by: str, scope: Scope) -> int:
+    """Store a silence as ``scope``'s (it hides only that authority's leads, or any
+    authority's when unlimited); returns its id."""
+    row = {**silence, "authority": scope.authority, "created_by": by, "created_at": time.time()}
     return int(conn.execute(insert(_S).values(**row).returning(_S.id)).scalar_one())
 
 
-def list_silences(conn: Connection) -> list[dict[str, Any]]:
-    """Every silence, newest first."""
-    rows = conn.execute(select(*_S.__table__.columns).order_by(_S.id.desc())).all()
+def list_silences(conn: Connection, scope: Scope) -> list[dict[str, Any]]:
+    """The silences of ``scope``, newest first."""
+    rows = conn.execute(
+        select(*_S.__table__.columns)
+        .where(*zl.in_scope(_S.authority, scope))
+        .order_by(_S.id.desc())
+    ).all()
     return [dict(r._mapping) for r in rows]
 
 
-def add_watch(conn: Connection, entry: dict[str, Any], by: str) -> int:
-    """Put a vessel on the watch-list; returns the entry's id."""
-    row = {**entry, "created_by": by, "created_at": time.time(), "active": True}
+def add_watch(conn: Connection, entry: dict[str, Any], by: str, scope: Scope) -> int:
+    """Put a vessel on the watch-list; returns the entry's id. A limited scope writes
+    only its own authority's entries (one naming none becomes its own)."""
+    authority = entry.get("authority") or scope.authority
+    if not scope.admits(authority):
+        raise PermissionDeniedError(f"this key keeps only {scope.authority!r}'s watch-list")
+    row = {**entry, "authority": authority, "created_by": by, "created_at": time.time()}
+    row["active"] = True
     return int(conn.execute(insert(_W).values(**row).returning(_W.id)).scalar_one())
 
 
-def list_watch(conn: Connection) -> list[dict[str, Any]]:
-    """Every watch-list entry, newest first."""
-    rows = conn.execute(select(*_W.__table__.columns).order_by(_W.id.desc())).all()
+def list_watch(conn: Connection, scope: Scope) -> list[dict[str, Any]]:
+    """The watch-list entries of ``scope``, newest first."""
+    rows = conn.execute(
+        select(*_W.__table__.columns)
+        .where(*zl.in_scope(_W.authority, scope))
+        .order_by(_W.id.desc())
+    ).all()
     return [dict(r._mapping) for r in rows]
 
 
-def release_watch(conn: Connection, entry_id: int) -> bool:
-    """Take a vessel off the watch-list (it was released); False if no such entry."""
-    res = conn.execute(update(_W).where(_W.id == entry_id).values(active=False))
+def release_watch(conn: Connection, entry_id: int, scope: Scope) -> bool:
+    """Take a vessel off the watch-list (it was released); False if no such entry in
+    ``scope``."""
+    res = conn.execute(
+        update(_W).where(_W.id == entry_id, *zl.in_scope(_W.authority, scope)).values(active=False)
+    )
     return bool(res.rowcount)
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import (
     ColumnElement,
     LargeBinary,
     and_,
+    case,
     func,
     insert,
     literal,
@@ -36,7 +37,7 @@ from vigia.service.db.codec import (
     zone_row,
 )
 from vigia.service.db.models import LeadRow, ZoneVersion
-from vigia.service.db.protocol import BBox, LeadQuery
+from vigia.service.db.protocol import BBox, LeadQuery, Scope
 from vigia.zones.model import Zone
 
 _Z = ZoneVersion
@@ -179,7 +180,11 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
             events.append((ev.UPDATED, lead, prev.status))
     ins = (pg_insert if pg else sqlite_insert)(LeadRow)
     keep = {"id", "status"}  # the procedure columns are not in lead_row at all
-    set_ = {c: ins.excluded[c] for c in rows[0] if c not in keep}
+    set_: dict[str, Any] = {c: ins.excluded[c] for c in rows[0] if c not in keep}
+    # a real change is a new version (a client's If-Match then fails); a replay is not
+    set_["version"] = case(
+        (LeadRow.digest == ins.excluded.digest, LeadRow.version), else_=LeadRow.version + 1
+    )
     stmt = ins.on_conflict_do_update(
         index_elements=["id"],
         set_=set_,
@@ -190,14 +195,20 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
     return ev.append(conn, events, now)
 
 
-def get_lead(conn: Connection, lead_id: str) -> Lead | None:
-    """One lead with its evidence."""
-    row = conn.execute(select(*_LEAD_COLS).where(LeadRow.id == lead_id)).first()
+def in_scope(column: Any, scope: Scope) -> list[ColumnElement[bool]]:
+    """The SQL form of ``Scope.admits`` on an authority column (nothing when unlimited)."""
+    return [] if scope.authority is None else [column == scope.authority]
+
+
+def get_lead(conn: Connection, lead_id: str, scope: Scope) -> Lead | None:
+    """One lead with its evidence; None when absent or outside ``scope``."""
+    conds = [LeadRow.id == lead_id, *in_scope(LeadRow.authority, scope)]
+    row = conn.execute(select(*_LEAD_COLS).where(*conds)).first()
     return None if row is None else row_lead(row._mapping)
 
 
-def _lead_conds(pg: bool, q: LeadQuery) -> list[ColumnElement[bool]]:
-    conds: list[ColumnElement[bool]] = []
+def _lead_conds(pg: bool, q: LeadQuery, scope: Scope) -> list[ColumnElement[bool]]:
+    conds: list[ColumnElement[bool]] = in_scope(LeadRow.authority, scope)
     if q.rule is not None:
         conds.append(LeadRow.rule == q.rule)
     if q.zone_id is not None:
@@ -224,10 +235,10 @@ def _lead_conds(pg: bool, q: LeadQuery) -> list[ColumnElement[bool]]:
 
 
 def list_leads(
-    conn: Connection, pg: bool, q: LeadQuery, limit: int, offset: int
+    conn: Connection, pg: bool, q: LeadQuery, limit: int, offset: int, scope: Scope
 ) -> tuple[list[Lead], int]:
-    """A page of leads, newest first, and the total matched."""
-    conds = _lead_conds(pg, q)
+    """A page of the leads in ``scope``, newest first, and the total matched."""
+    conds = _lead_conds(pg, q, scope)
     total = conn.execute(select(func.count()).select_from(LeadRow).where(*conds)).scalar()
     order: tuple[Any, ...] = (LeadRow.started_at.desc(), LeadRow.id)
     if q.sort == "due":

@@ -12,9 +12,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import Header, Request
+from fastapi import Depends, Header, Request
 
-from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
 from vigia.service.errors import AuthenticationError, PermissionDeniedError, StoreUnavailableError
 
 ROLES: dict[str, int] = {"viewer": 1, "inspector": 2, "admin": 3}
@@ -105,5 +105,20 @@ def require_role(role: str) -> Callable[..., ApiKeyRecord]:
                 f"this route needs the {role} role; the key is {record.role}"
             )
         return record
+
+    return dependency
+
+
+def require_scope(role: str) -> Callable[..., Scope]:
+    """A dependency giving the ``Scope`` of a caller whose key has at least ``role``: the
+    key's authority, or every authority for an unlimited key. Routes hand it to the
+    repository, whose lead, event, silence and watch-list methods require one, so the
+    authority rule is applied in the store and no route can forget it."""
+    check = require_role(role)
+
+    # a default, not Annotated: the annotation is a string here (PEP 563) and ``check``
+    # is local, so FastAPI could not resolve it
+    def dependency(caller: ApiKeyRecord = Depends(check)) -> Scope:  # noqa: B008
+        return Scope(caller.authority)
 
     return dependency

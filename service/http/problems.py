@@ -83,6 +83,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
             "procedure-conflict",
             "a lead cannot go from new to closed; allowed moves: triaged, dismissed",
         ),
+        412: ("precondition-failed", 'If-Match \'"3"\' is not the lead\'s current ETag "4"'),
         413: ("payload-too-large", "the upload has 250001 vertices; the limit is 200000"),
         422: ("invalid-request", "query.limit: Input should be greater than or equal to 1"),
         503: ("store-unavailable", "the database does not answer"),

@@ -19,7 +19,7 @@ from vigia.alerts.ballast.declaration import (
 )
 from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import LAT_MAX, LAT_MIN, LON_MAX, LON_MIN
-from vigia.service.db.protocol import Repository
+from vigia.service.db.protocol import Repository, Scope
 from vigia.service.errors import RequestInvalidError
 from vigia.service.settings import BallastSettings
 from vigia.zones.ballast import BallastAssessor
@@ -193,8 +193,10 @@ def run_audit(
     assessor: BallastAssessor,
     settings: BallastSettings,
     now: float,
+    scope: Scope,
 ) -> dict[str, Any]:
-    """Audit a declaration, store the audit and its leads; returns the stored document."""
+    """Audit a declaration, store the audit (as ``scope``'s) and its leads; returns the
+    stored document."""
     decl = declaration_of(req)
     if req.track is not None:
         track = track_of(req)
@@ -211,5 +213,5 @@ def run_audit(
     result.document["track_source"] = "request" if req.track is not None else "stored AIS"
     if result.leads:
         repo.upsert_leads(result.leads)
-    audit_id = repo.save_audit(result.document)
+    audit_id = repo.save_audit(result.document, scope)
     return {"id": audit_id, **result.document}

@@ -70,3 +70,20 @@ def test_silences_never_hide_distress_or_seal(rule: str, hidden: bool) -> None:
     lead = replace(make_lead("L-S", rule=rule), zone_id="plat-p66")
     everything = Silence(1, None, None, None, lead.started_at + 10, "maintenance")
     assert (silence_for(lead, [everything]) is not None) is hidden
+
+
+@pytest.mark.parametrize(
+    ("silence_of", "lead_of", "hidden"),
+    [
+        ("CP-TESTE-Macaé", "CP-TESTE-Macaé", True),  # its own authority's lead
+        ("CP-TESTE-Macaé", "CP-TESTE-Santos", False),  # another Capitania's (issue 21)
+        ("CP-TESTE-Macaé", None, False),  # a lead no jurisdiction routed
+        (None, "CP-TESTE-Santos", True),  # an unlimited key's silence hides any
+    ],
+)
+def test_a_silence_of_one_authority_hides_only_its_leads(
+    silence_of: str | None, lead_of: str | None, hidden: bool
+) -> None:
+    lead = replace(make_lead("L-A"), zone_id="plat-p66", authority=lead_of)
+    vessel = Silence(1, lead.mmsi, None, None, lead.started_at + 10, "survey", silence_of)
+    assert (silence_for(lead, [vessel]) is not None) is hidden

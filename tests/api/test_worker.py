@@ -19,6 +19,7 @@ from vigia.ingest.decoder import Ingestor
 from vigia.ingest.records import Position
 from vigia.ingest.sources import FileSource
 from vigia.service.db.codec import storable
+from vigia.service.db.protocol import EVERY_AUTHORITY
 from vigia.service.settings import IngestSettings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -313,5 +314,5 @@ def test_under_a_backlog_a_lead_cites_the_zone_version_in_force_at_its_first_pos
     worker._writer_leads(worker._pipeline.finish())
     worker._writer.close()
     assert worker.zone_swaps == 1
-    leads = api.repo.list_leads(LeadQuery(mmsi=MMSI), 10)[0]
+    leads = api.repo.list_leads(LeadQuery(mmsi=MMSI), 10, scope=EVERY_AUTHORITY)[0]
     assert [(x.zone_id, x.zone_version) for x in leads] == [("plat-p66", 1)]

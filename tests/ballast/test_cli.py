@@ -9,6 +9,7 @@ import pytest
 
 from vigia.ingest.records import iso_utc
 from vigia.service.cli import main
+from vigia.service.db.protocol import EVERY_AUTHORITY
 
 T0 = 1714521600.0
 
@@ -105,6 +106,6 @@ def test_audit_against_the_stored_track(
     assert doc["exchanges"][0]["verdict"] == "compliant"
     repo = open_repository(url)
     try:
-        assert repo.get_audit(doc["id"]) is not None
+        assert repo.get_audit(doc["id"], EVERY_AUTHORITY) is not None
     finally:
         repo.close()

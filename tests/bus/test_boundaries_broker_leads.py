@@ -22,7 +22,7 @@ import pytest
 
 from scripts import aisgen
 from tests.support.bus_rig import WorkerProc, wait_drained, worker_env
-from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.store import open_repository
 from vigia.service.http.app import Runtime
 from vigia.service.settings import BusSettings, Settings, ZoneSettings
@@ -90,7 +90,7 @@ def test_broker_mode_raises_the_leads_worked_out_by_hand(
             w.stop()
     repo = open_repository(fresh_pg_url)
     try:
-        leads, total = repo.list_leads(LeadQuery(), 100)
+        leads, total = repo.list_leads(LeadQuery(), 100, scope=EVERY_AUTHORITY)
     finally:
         repo.close()
     assert total == len(leads)

@@ -17,7 +17,7 @@ from tests.support.bus_rig import DEMO, WorkerProc, stored_positions, wait_drain
 from vigia.alerts.lead import Lead
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.sources import FileSource
-from vigia.service.db.protocol import LeadQuery, Repository
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery, Repository
 from vigia.service.db.store import open_repository
 from vigia.service.http.app import Runtime
 from vigia.service.runtime.bus.codec import Subjects
@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.postgis, pytest.mark.slow]
 
 
 def _all_leads(repo: Repository) -> dict[str, Lead]:
-    leads, total = repo.list_leads(LeadQuery(), 10_000)
+    leads, total = repo.list_leads(LeadQuery(), 10_000, scope=EVERY_AUTHORITY)
     assert len(leads) == total
     return {lead.id: lead for lead in leads}
 

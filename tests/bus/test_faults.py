@@ -30,7 +30,7 @@ from tests.support.bus_rig import (
     wait_drained,
     worker_env,
 )
-from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.store import open_repository
 from vigia.service.http.app import Runtime
 from vigia.service.settings import BusSettings, Settings
@@ -107,7 +107,7 @@ def _check(load: list[list[object]], db_url: str, logs: Path) -> None:
     assert set(got_pos) == want_pos, f"{len(want_pos - set(got_pos))} positions lost"
     repo = open_repository(db_url)
     try:
-        leads, total = repo.list_leads(LeadQuery(), 100_000)
+        leads, total = repo.list_leads(LeadQuery(), 100_000, scope=EVERY_AUTHORITY)
     finally:
         repo.close()
     got = {lead.id: lead for lead in leads}

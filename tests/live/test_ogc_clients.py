@@ -15,6 +15,7 @@ from tests.live.service import ADMIN_KEY, Service
 from tests.storage.builders import T0, lead, pos
 from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import VesselInfo
+from vigia.service.db.protocol import EVERY_AUTHORITY
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 
@@ -38,7 +39,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             lead("L-old", started_at=T0 - 86_400, ended_at=T0 - 80_000, closest_t=T0 - 86_000),
         ]
     )
-    store.move_lead("L-old", Move("dismissed", reason="duplicate"), INSPECTOR)
+    store.move_lead(
+        "L-old", Move("dismissed", reason="duplicate"), INSPECTOR, scope=EVERY_AUTHORITY
+    )
     store.upsert_vessels(
         [
             VesselInfo(710_000_001, name="MARIA DO MAR", ship_type=30, length_m=18.0),

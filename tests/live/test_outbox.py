@@ -10,13 +10,14 @@ from tests.storage.builders import T0, lead
 from tests.storage.conftest import repo  # noqa: F401  (the fixture)
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.procedure.workflow import Actor, Move
+from vigia.service.db.protocol import EVERY_AUTHORITY
 from vigia.service.db.repository import SqlRepository
 
 INSPECTOR = Actor("test-inspector", "inspector")
 
 
 def _types(r: SqlRepository, after: int = 0) -> list[tuple[str, str]]:
-    return [(e.type, e.lead_id) for e in r.events_after(after)]
+    return [(e.type, e.lead_id) for e in r.events_after(after, scope=EVERY_AUTHORITY)]
 
 
 def test_each_real_change_is_one_event(repo: SqlRepository) -> None:  # noqa: F811
@@ -35,13 +36,15 @@ def test_each_real_change_is_one_event(repo: SqlRepository) -> None:  # noqa: F8
     repo.upsert_leads([dataclasses.replace(closed, max_sog_kn=30.0)])
     opened, updated = ("lead.opened", "L-a"), ("lead.updated", "L-a")
     assert _types(repo) == [opened, updated, updated]
-    events = repo.events_after(0)
+    events = repo.events_after(0, scope=EVERY_AUTHORITY)
     assert events[-1].data["ended_at"] is not None
     assert len(events[1].data["evidence"]) == 3
 
-    repo.move_lead("L-a", Move("triaged", reason="seen on camera"), INSPECTOR)
-    assert repo.move_lead("L-nope", Move("triaged"), INSPECTOR) is None
-    last = repo.events_after(events[-1].id)
+    repo.move_lead(
+        "L-a", Move("triaged", reason="seen on camera"), INSPECTOR, scope=EVERY_AUTHORITY
+    )
+    assert repo.move_lead("L-nope", Move("triaged"), INSPECTOR, scope=EVERY_AUTHORITY) is None
+    last = repo.events_after(events[-1].id, scope=EVERY_AUTHORITY)
     assert [(e.type, e.data["status"]) for e in last] == [("lead.status", "triaged")]
     # issue 22: a live client says who moved the lead and why
     assert last[0].data["moved_by"] == {"name": INSPECTOR.name, "role": INSPECTOR.role}
@@ -49,10 +52,10 @@ def test_each_real_change_is_one_event(repo: SqlRepository) -> None:  # noqa: F8
     # the workflow status survives an evidence update and is what the event carries
     b = lead("L-b")
     repo.upsert_leads([b])
-    repo.move_lead("L-b", Move("triaged"), INSPECTOR)
+    repo.move_lead("L-b", Move("triaged"), INSPECTOR, scope=EVERY_AUTHORITY)
     repo.upsert_leads([dataclasses.replace(b, max_sog_kn=12.0)])
-    assert repo.events_after(0)[-1].data["status"] == "triaged"
-    assert repo.last_event_id() == repo.events_after(0)[-1].id
+    assert repo.events_after(0, scope=EVERY_AUTHORITY)[-1].data["status"] == "triaged"
+    assert repo.last_event_id() == repo.events_after(0, scope=EVERY_AUTHORITY)[-1].id
 
 
 def test_distress_gets_the_smaller_id_in_a_batch_and_listeners_wake(
@@ -62,7 +65,7 @@ def test_distress_gets_the_smaller_id_in_a_batch_and_listeners_wake(
     remove = repo.add_event_listener(woken.append)
     sar = lead("L-sar", rule="SAR-DISTRESS", mmsi=970_123_456, zone_id=None)
     repo.upsert_leads([lead("L-1"), lead("L-2"), sar])
-    events = repo.events_after(0)
+    events = repo.events_after(0, scope=EVERY_AUTHORITY)
     assert events[0].lead_id == "L-sar" and events[0].priority == 100
     assert events[0].data["priority"] == 100 and events[1].priority < 100
     assert woken == [events[-1].id]
@@ -88,7 +91,7 @@ def test_a_reader_following_concurrent_writers_misses_nothing(
         cursor = 0
         while True:
             finished = done.is_set()
-            batch = repo.events_after(cursor)
+            batch = repo.events_after(cursor, scope=EVERY_AUTHORITY)
             seen.extend(e.id for e in batch)
             cursor = batch[-1].id if batch else cursor
             if finished and not batch:

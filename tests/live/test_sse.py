@@ -12,6 +12,7 @@ import pytest
 from tests.live.service import Service, SseClient
 from tests.storage.builders import lead
 from vigia.alerts.procedure.workflow import Actor, Move
+from vigia.service.db.protocol import EVERY_AUTHORITY
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 
@@ -47,7 +48,7 @@ def test_every_event_once_across_disconnect_and_kill9(store_url: str, tmp_path: 
 
         svc.kill9()
         store.upsert_leads([lead(f"L-{i:02d}") for i in range(15, 20)])  # while it is down
-        store.move_lead("L-03", Move("triaged"), INSPECTOR)
+        store.move_lead("L-03", Move("triaged"), INSPECTOR, scope=EVERY_AUTHORITY)
         svc.start()
         third = SseClient(stream, last_id=seen[-1][0])
         seen += third.wait_for(6)

@@ -15,6 +15,7 @@ from tests.live.receiver import Receiver
 from tests.live.service import Service
 from tests.storage.builders import lead
 from vigia.alerts.procedure.workflow import Actor, Move
+from vigia.service.db.protocol import EVERY_AUTHORITY
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 
@@ -74,7 +75,7 @@ def test_receiver_down_then_up_and_kill9_every_event_once(store_url: str, tmp_pa
         svc.kill9()
         sar = lead("L-sar", rule="SAR-DISTRESS", mmsi=970_000_009, zone_id=None)
         store.upsert_leads([lead("L-7"), sar])  # while the service is dead
-        store.move_lead("L-2", Move("triaged"), INSPECTOR)
+        store.move_lead("L-2", Move("triaged"), INSPECTOR, scope=EVERY_AUTHORITY)
         svc.start()
         rx.fail = False
         rx.start()
@@ -128,7 +129,7 @@ def test_reenabled_endpoint_gets_what_it_missed_in_event_order_and_pending_is_tr
         for step in ("a", "b", "a!", "sar", "c", "b!", "d", "c!", "sar!"):
             lead_id = "L-sar" if step.startswith("sar") else f"L-{step[0]}"
             if step.endswith("!"):
-                store.move_lead(lead_id, Move("triaged"), INSPECTOR)
+                store.move_lead(lead_id, Move("triaged"), INSPECTOR, scope=EVERY_AUTHORITY)
                 missed.append(("lead.status", lead_id))
             else:
                 store.upsert_leads([sar if step == "sar" else lead(lead_id)])

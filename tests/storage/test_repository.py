@@ -17,7 +17,7 @@ from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import VesselInfo
 from vigia.service.db.admin_store import AUDIT_RETENTION_S
 from vigia.service.db.engine import alembic_config
-from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import StoreConfigError, open_repository
 from vigia.zones.model import Zone, ZoneKind
@@ -98,7 +98,7 @@ def test_zone_edit_makes_a_version_and_old_versions_stay(repo: SqlRepository) ->
     assert repo.count_zones() == 1
     # a lead records the version it was judged against
     repo.upsert_leads([lead("L1", zone_id="mil-forte", zone_version=v2.version)])
-    got = repo.get_lead("L1")
+    got = repo.get_lead("L1", EVERY_AUTHORITY)
     assert got is not None and got.zone_version == 2
 
     assert repo.delete_zone("mil-forte") is True
@@ -161,7 +161,7 @@ def test_list_zones_filters_bbox_and_time_and_pages(repo: SqlRepository) -> None
 def test_open_lead_grows_closed_lead_is_immutable(repo: SqlRepository) -> None:
     """Upsert updates an open lead, keeps its workflow status, and never touches a closed one."""
     repo.upsert_leads([lead("L1")])
-    assert repo.move_lead("L1", Move("triaged"), ACTOR) is not None
+    assert repo.move_lead("L1", Move("triaged"), ACTOR, scope=EVERY_AUTHORITY) is not None
     grown = lead(
         "L1",
         min_distance_m=80.0,
@@ -171,7 +171,7 @@ def test_open_lead_grows_closed_lead_is_immutable(repo: SqlRepository) -> None:
         ],
     )
     repo.upsert_leads([grown])
-    got = repo.get_lead("L1")
+    got = repo.get_lead("L1", EVERY_AUTHORITY)
     assert got is not None
     assert (got.min_distance_m, len(got.evidence), got.status) == (80.0, 3, "triaged")
     assert got.evidence[2] == grown.evidence[2]
@@ -180,12 +180,12 @@ def test_open_lead_grows_closed_lead_is_immutable(repo: SqlRepository) -> None:
     repo.upsert_leads([closed])
     tampered = lead("L1", ended_at=T0 + 999, min_distance_m=1.0, evidence=[], raw_sentences=[])
     repo.upsert_leads([tampered])
-    got = repo.get_lead("L1")
+    got = repo.get_lead("L1", EVERY_AUTHORITY)
     assert got is not None
     assert got.ended_at == T0 + 180 and got.min_distance_m == 80.0 and len(got.evidence) == 3
     assert got.raw_sentences == lead("L1").raw_sentences
-    assert repo.get_lead("nope") is None
-    assert repo.move_lead("nope", Move("triaged"), ACTOR) is None
+    assert repo.get_lead("nope", EVERY_AUTHORITY) is None
+    assert repo.move_lead("nope", Move("triaged"), ACTOR, scope=EVERY_AUTHORITY) is None
 
 
 def test_list_leads_filters_and_pages(repo: SqlRepository) -> None:
@@ -204,10 +204,10 @@ def test_list_leads_filters_and_pages(repo: SqlRepository) -> None:
             ),
         ]
     )
-    repo.move_lead("C", Move("dismissed", "a test"), ACTOR)
+    repo.move_lead("C", Move("dismissed", "a test"), ACTOR, scope=EVERY_AUTHORITY)
 
     def ids(q: LeadQuery, limit: int = 10, offset: int = 0) -> tuple[list[str], int]:
-        page, total = repo.list_leads(q, limit, offset)
+        page, total = repo.list_leads(q, limit, offset, scope=EVERY_AUTHORITY)
         return [x.id for x in page], total
 
     assert ids(LeadQuery()) == (["C", "B", "A"], 3)
@@ -244,9 +244,9 @@ def test_counters_keys(repo: SqlRepository) -> None:
 def test_audits_are_kept_five_years(repo: SqlRepository) -> None:
     """A purge never deletes an audit younger than five years; the database refuses too."""
     doc = {"mmsi": 710_000_001, "exchanges": [{"verdict": "compliant", "volume_m3": 1200.5}]}
-    young = repo.save_audit(doc)
-    assert repo.get_audit(young) == doc
-    assert repo.get_audit("missing") is None
+    young = repo.save_audit(doc, EVERY_AUTHORITY)
+    assert repo.get_audit(young, EVERY_AUTHORITY) == doc
+    assert repo.get_audit("missing", EVERY_AUTHORITY) is None
     now = time.time()
     old_t = now - AUDIT_RETENTION_S - 10 * 86_400
     with repo.engine.begin() as conn:
@@ -256,10 +256,13 @@ def test_audits_are_kept_five_years(repo: SqlRepository) -> None:
         )
     # asking to purge everything is clamped to five years: only the old one goes
     assert repo.purge_audits(now + 1) == 1
-    assert repo.get_audit(young) == doc and repo.get_audit("old") is None
+    assert (
+        repo.get_audit(young, EVERY_AUTHORITY) == doc
+        and repo.get_audit("old", EVERY_AUTHORITY) is None
+    )
     with pytest.raises(Exception, match="five years"), repo.engine.begin() as conn:
         conn.execute(text("DELETE FROM ballast_audits"))
-    assert repo.get_audit(young) == doc
+    assert repo.get_audit(young, EVERY_AUTHORITY) == doc
 
 
 def test_migrations_are_idempotent(repo: SqlRepository) -> None:

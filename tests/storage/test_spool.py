@@ -20,7 +20,7 @@ import pytest
 from tests.storage.builders import T0, lead, pos
 from tests.storage.pgcluster import PrivateCluster
 from vigia.ingest.records import Position, VesselInfo
-from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 from vigia.service.errors import StoreUnavailableError
@@ -191,7 +191,7 @@ def test_writer_with_spool_replays_what_a_dead_database_kept(tmp_path: Path) -> 
     assert w.stats()["recovered"] == 253
     assert w.flush(30)
     assert repo.count_positions() == 250
-    assert repo.list_leads(LeadQuery(), 10)[1] == 2
+    assert repo.list_leads(LeadQuery(), 10, scope=EVERY_AUTHORITY)[1] == 2
     assert repo.get_vessel(710_000_001) is not None
     w.submit_positions(positions(10, mmsi=710_000_009))
     assert w.close(10)
@@ -231,7 +231,7 @@ def test_a_lead_written_before_older_positions_does_not_mark_them(tmp_path: Path
     end = time.monotonic() + 10
     while (w.stats()["written_leads"] < 1 or w.stats()["retries"] < 2) and time.monotonic() < end:
         time.sleep(0.02)
-    assert w.stats()["written_leads"] == 1 and repo.get_lead("A") is not None
+    assert w.stats()["written_leads"] == 1 and repo.get_lead("A", EVERY_AUTHORITY) is not None
     assert w.close(0.2) is False
     s, got = opened(tmp_path / "sp")
     assert [k for k, _, _ in got] == ["positions", "leads"]
@@ -320,8 +320,8 @@ def test_kill_9_while_the_database_is_down_loses_nothing(
     assert w.stats()["recovered"] == n + 8 and w.stats()["spool_torn"] == 0
     assert w.flush(30), w.stats()
     assert repo.count_positions() == n
-    assert repo.list_leads(LeadQuery(), 100)[1] == 7
-    k0 = repo.get_lead("K0")
+    assert repo.list_leads(LeadQuery(), 100, scope=EVERY_AUTHORITY)[1] == 7
+    k0 = repo.get_lead("K0", EVERY_AUTHORITY)
     assert k0 is not None and k0.min_distance_m == 42.0  # the newest state won
     assert w.close(10)
     assert not spool.exists()
@@ -351,6 +351,6 @@ def test_kill_9_in_the_middle_of_writing_stores_everything_once(
     # whatever was not stored came back from the spool
     assert before >= 10_000 and before + recovered >= n
     assert repo.count_positions() == n
-    assert repo.list_leads(LeadQuery(), 100)[1] == 7
+    assert repo.list_leads(LeadQuery(), 100, scope=EVERY_AUTHORITY)[1] == 7
     assert w.close(10)
     repo.close()

@@ -10,7 +10,7 @@ import pytest
 from tests.storage.builders import T0, lead, pos
 from tests.storage.pgcluster import PrivateCluster
 from vigia.ingest.records import VesselInfo
-from vigia.service.db.protocol import LeadQuery
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 from vigia.service.runtime.writer import BufferedWriter, WriterClosedError
@@ -28,7 +28,7 @@ def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:
     assert (s["buffered"], s["dropped"], s["written"], s["retries"]) == (0, 0, 5000, 0)
     assert (s["written_leads"], s["written_vessels"]) == (2, 1)
     assert repo.count_positions() == 5000
-    got = repo.get_lead("L1")
+    got = repo.get_lead("L1", EVERY_AUTHORITY)
     assert got is not None and got.min_distance_m == 50.0
     v = repo.get_vessel(1000)
     assert v is not None and v.name == "B"
@@ -148,6 +148,6 @@ def test_postgres_stopped_and_restarted_under_load_loses_nothing(
     # (a commit whose acknowledgement died with the server is retried and found stored,
     # so the writer's own count can only be lower)
     assert 0 < s["written"] <= submitted
-    assert repo.list_leads(LeadQuery(), 1)[1] == 50
+    assert repo.list_leads(LeadQuery(), 1, scope=EVERY_AUTHORITY)[1] == 50
     w.close(5)
     repo.close()

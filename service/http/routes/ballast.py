@@ -10,9 +10,9 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from vigia.alerts.ballast.screening import screen_arrivals, screen_voyage
-from vigia.service.db.protocol import Repository
+from vigia.service.db.protocol import Repository, Scope
 from vigia.service.errors import NotFoundError, RequestInvalidError
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.routes.params import GeoJSONResponse, parse_time
 from vigia.service.runtime.audits import DAY, AuditRequest, AuditResponse, LatLon, run_audit
 from vigia.service.settings import BallastSettings
@@ -123,9 +123,15 @@ def post_assess(body: AssessRequest, ballast: Ballast) -> dict[str, Any]:
     dependencies=[Depends(require_role("inspector"))],
     summary="Audit declared ballast exchanges against AIS; stores the audit and its leads",
 )
-def post_audit(body: AuditRequest, repo: Repo, ballast: Ballast) -> dict[str, Any]:
-    """Verdict per exchange (compliant, compliant_fallback, noncompliant, unverified)."""
-    return run_audit(body, repo, *ballast, now=time.time())
+def post_audit(
+    body: AuditRequest,
+    repo: Repo,
+    ballast: Ballast,
+    scope: Annotated[Scope, Depends(require_scope("inspector"))],
+) -> dict[str, Any]:
+    """Verdict per exchange (compliant, compliant_fallback, noncompliant, unverified);
+    a key limited to one authority stores the audit as that authority's."""
+    return run_audit(body, repo, *ballast, now=time.time(), scope=scope)
 
 
 @router.get(
@@ -134,9 +140,13 @@ def post_audit(body: AuditRequest, repo: Repo, ballast: Ballast) -> dict[str, An
     dependencies=[Depends(require_role("viewer"))],
     summary="A stored ballast audit (kept at least five years, BW-RECORD)",
 )
-def get_audit(audit_id: Annotated[str, Path(max_length=64)], repo: Repo) -> dict[str, Any]:
-    """The audit as it was stored."""
-    doc = repo.get_audit(audit_id)
+def get_audit(
+    audit_id: Annotated[str, Path(max_length=64)],
+    repo: Repo,
+    scope: Annotated[Scope, Depends(require_scope("viewer"))],
+) -> dict[str, Any]:
+    """The audit as it was stored (another authority's audit is not found)."""
+    doc = repo.get_audit(audit_id, scope)
     if doc is None:
         raise NotFoundError(f"no ballast audit {audit_id}")
     return {**doc, "id": audit_id}

@@ -10,10 +10,10 @@ from fastapi.responses import Response
 
 from vigia.alerts.procedure.documents import draft
 from vigia.alerts.procedure.workflow import ProcedureConflictError
-from vigia.service.db.protocol import ApiKeyRecord, Repository
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.db.protocol import Repository, Scope
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
-from vigia.service.http.routes.procedure import visible
+from vigia.service.http.routes.procedure import found
 
 inspector = require_role("inspector")
 router = APIRouter(tags=["procedure"], dependencies=[Depends(inspector)])
@@ -38,11 +38,11 @@ def draft_document(
     lead_id: Annotated[str, Path(max_length=200)],
     kind: Literal["notice", "auto"],
     repo: Annotated[Repository, Depends(get_repository)],
-    caller: Annotated[ApiKeyRecord, Depends(inspector)],
+    scope: Annotated[Scope, Depends(require_scope("inspector"))],
 ) -> Response:
     """``notice``: Notificação para Comparecimento (NORMAM-07 Anexo 3-A); ``auto``: Auto de
     Infração (Anexo 3-B). Signatures, witnesses and refusal to sign are left blank."""
-    lead = visible(repo.get_lead(lead_id), caller, lead_id)
+    lead = found(repo.get_lead(lead_id, scope), lead_id)
     if lead.status not in DRAFTABLE:
         raise ProcedureConflictError(
             f"documents are drafted for a lead in {', '.join(DRAFTABLE)}; it is {lead.status}",

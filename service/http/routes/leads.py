@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.workflow import STATES
 from vigia.alerts.rules import CITATIONS
 from vigia.ingest.records import iso_utc
-from vigia.service.db.protocol import ApiKeyRecord, LeadQuery, Repository
+from vigia.service.db.protocol import LeadQuery, Repository, Scope
 from vigia.service.errors import PermissionDeniedError, RequestInvalidError
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
@@ -28,12 +28,12 @@ from vigia.service.http.routes.params import (
     parse_bbox,
     parse_time,
 )
-from vigia.service.http.routes.procedure import case_json, visible
+from vigia.service.http.routes.procedure import case_json, found, with_etag
 from vigia.service.settings import Settings
 
 viewer = require_role("viewer")
 router = APIRouter(tags=["leads"], dependencies=[Depends(viewer)])
-Caller = Annotated[ApiKeyRecord, Depends(viewer)]
+ViewerScope = Annotated[Scope, Depends(require_scope("viewer"))]
 
 EXAMPLE_LEAD: dict[str, Any] = {
     "id": "L-3f9c2a1b7d4e5f60",
@@ -137,7 +137,7 @@ def list_leads(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
-    caller: Caller,
+    scope: ViewerScope,
     rule: Annotated[str | None, Query(max_length=64, examples=["SEC-PLATFORM"])] = None,
     zone_id: Annotated[str | None, Query(max_length=200)] = None,
     mmsi: Annotated[int | None, Query(ge=0, le=999_999_999)] = None,
@@ -166,10 +166,7 @@ def list_leads(
 ) -> dict[str, Any]:
     """Leads, newest first (or soonest deadline first), filtered by rule, zone, vessel,
     status, authority, time and bbox. A key limited to one authority sees only its own."""
-    if caller.authority is not None:
-        if authority is not None and authority != caller.authority:
-            raise PermissionDeniedError(f"this key sees only {caller.authority!r} leads")
-        authority = caller.authority
+    check_authority(scope, authority)
     if rule is not None and rule not in RULE_CODES:
         # a mistyped code would otherwise look like "no leads", which misleads an inspector
         raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
@@ -188,7 +185,7 @@ def list_leads(
         sort=sort,
     )
     size = clamp_limit(limit, settings)
-    leads, total = repo.list_leads(query, size, offset)
+    leads, total = repo.list_leads(query, size, offset, scope=scope)
     return {
         "leads": [lead.to_json() for lead in leads],
         "numberMatched": total,
@@ -197,8 +194,11 @@ def list_leads(
     }
 
 
-def _lead(repo: Repository, lead_id: str, caller: ApiKeyRecord) -> Lead:
-    return visible(repo.get_lead(lead_id), caller, lead_id)
+def check_authority(scope: Scope, authority: str | None) -> None:
+    """Refuse (403) a filter naming an authority outside the caller's scope: asking for
+    another Capitania's leads is an error, not an empty answer."""
+    if not scope.admits(authority if authority is not None else scope.authority):
+        raise PermissionDeniedError(f"this key sees only {scope.authority!r} leads")
 
 
 @router.get(
@@ -217,17 +217,17 @@ def _lead(repo: Repository, lead_id: str, caller: ApiKeyRecord) -> Lead:
 def get_lead(
     lead_id: LeadId,
     repo: Annotated[Repository, Depends(get_repository)],
-    caller: Caller,
+    scope: ViewerScope,
     f: Annotated[
         Literal["json", "geojson"] | None,
         Query(description="`geojson` for the evidence as a FeatureCollection"),
     ] = None,
-) -> JSONResponse:
+) -> Response:
     """The lead JSON (docs/contract.md, section 3), or its evidence as GeoJSON (f=geojson)."""
-    lead = _lead(repo, lead_id, caller)
+    lead = found(repo.get_lead(lead_id, scope), lead_id)
     if f == "geojson":
-        return GeoJSONResponse(evidence_geojson(lead))
-    return JSONResponse(case_json(repo, lead))
+        return with_etag(GeoJSONResponse(evidence_geojson(lead)), lead)
+    return with_etag(JSONResponse(case_json(repo, lead, scope)), lead)
 
 
 @router.get(
@@ -240,7 +240,7 @@ def get_lead(
     },
 )
 def lead_evidence(
-    lead_id: LeadId, repo: Annotated[Repository, Depends(get_repository)], caller: Caller
+    lead_id: LeadId, repo: Annotated[Repository, Depends(get_repository)], scope: ViewerScope
 ) -> GeoJSONResponse:
     """The episode's path, evidence points and closest approach as a FeatureCollection."""
-    return GeoJSONResponse(evidence_geojson(_lead(repo, lead_id, caller)))
+    return GeoJSONResponse(evidence_geojson(found(repo.get_lead(lead_id, scope), lead_id)))

@@ -9,6 +9,7 @@ them. GIS clients that cannot set ``X-API-Key`` send ``Authorization: Bearer <ke
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Annotated, Any
 
 import anyio
@@ -18,9 +19,9 @@ from fastapi.responses import JSONResponse
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, VesselInfo, flag_mid, iso_utc
 from vigia.service.db.layers import LayerStore
-from vigia.service.db.protocol import LeadQuery, Repository
+from vigia.service.db.protocol import LeadQuery, Repository, Scope
 from vigia.service.errors import NotFoundError, RequestInvalidError
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.openapi30 import OPENAPI_30_MEDIA_TYPE, openapi_30
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.leads import RULE_CODES, Status
@@ -55,6 +56,7 @@ LAYERS = {
     ),
     "vessels": ("Vessels", "Each vessel's latest position with its static data (name, type, size)"),
 }
+ViewerScope = Annotated[Scope, Depends(require_scope("viewer"))]
 _READ = problem_responses(400, 401, 403)
 _ONE = problem_responses(400, 401, 403, 404)
 
@@ -115,8 +117,9 @@ def conformance() -> dict[str, Any]:
     return {"conformsTo": CONFORMANCE}
 
 
-def _extent(repo: Repository, layer: str) -> dict[str, Any]:
-    bbox, span = repo.layer_extent(layer) if isinstance(repo, LayerStore) else (None, None)
+def _extent(repo: Repository, layer: str, scope: Scope) -> dict[str, Any]:
+    store = repo if isinstance(repo, LayerStore) else None
+    bbox, span = (None, None) if store is None else store.layer_extent(layer, scope)
     out: dict[str, Any] = {
         "spatial": {"bbox": [list(bbox or (-180.0, -90.0, 180.0, 90.0))], "crs": CRS84}
     }
@@ -125,7 +128,7 @@ def _extent(repo: Repository, layer: str) -> dict[str, Any]:
     return out
 
 
-def collection_json(request: Request, repo: Repository, layer: str) -> dict[str, Any]:
+def collection_json(request: Request, repo: Repository, layer: str, scope: Scope) -> dict[str, Any]:
     """One collection's metadata, with its extent and links."""
     base = _base(request)
     title, description = LAYERS[layer]
@@ -136,7 +139,7 @@ def collection_json(request: Request, repo: Repository, layer: str) -> dict[str,
         "description": description,
         "itemType": "feature",
         "crs": [CRS84],
-        "extent": _extent(repo, layer),
+        "extent": _extent(repo, layer, scope),
         "links": [
             {"rel": "self", "href": href, "type": "application/json"},
             {"rel": "items", "href": f"{href}/items", "type": GEOJSON_MEDIA_TYPE},
@@ -146,11 +149,11 @@ def collection_json(request: Request, repo: Repository, layer: str) -> dict[str,
 
 @router.get("/collections", summary="Collections", responses=_json({"collections": []}))
 def collections(
-    request: Request, repo: Annotated[Repository, Depends(get_repository)]
+    request: Request, repo: Annotated[Repository, Depends(get_repository)], scope: ViewerScope
 ) -> dict[str, Any]:
     """Every feature collection: zones, leads, vessels."""
     return {
-        "collections": [collection_json(request, repo, layer) for layer in LAYERS],
+        "collections": [collection_json(request, repo, layer, scope) for layer in LAYERS],
         "links": [
             {"rel": "self", "href": f"{_base(request)}/collections", "type": "application/json"}
         ],
@@ -164,11 +167,12 @@ def collection(
     request: Request,
     layer: Annotated[str, Path(max_length=64)],
     repo: Annotated[Repository, Depends(get_repository)],
+    scope: ViewerScope,
 ) -> dict[str, Any]:
     """Metadata of one collection."""
     if layer not in LAYERS:
         raise NotFoundError(f"no collection {layer!r}; there are {', '.join(LAYERS)}")
-    return collection_json(request, repo, layer)
+    return collection_json(request, repo, layer, scope)
 
 
 def lead_feature(lead: Lead, base: str) -> dict[str, Any]:
@@ -219,6 +223,7 @@ async def lead_items(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
+    scope: ViewerScope,
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
     datetime: Annotated[
         str | None, Query(description="instant or interval (start/end, `..` open)")
@@ -236,7 +241,8 @@ async def lead_items(
         rule=rule, status=status, start=interval[0], end=interval[1], bbox=parse_bbox(bbox)
     )
     size = clamp_limit(limit, settings)
-    leads, total = await anyio.to_thread.run_sync(repo.list_leads, query, size, offset)
+    page = partial(repo.list_leads, query, size, offset, scope=scope)
+    leads, total = await anyio.to_thread.run_sync(page)
     base = _base(request)
     return _collection_page(request, [lead_feature(x, base) for x in leads], offset, size, total)
 
@@ -253,9 +259,10 @@ def lead_item(
     request: Request,
     lead_id: Annotated[str, Path(max_length=200)],
     repo: Annotated[Repository, Depends(get_repository)],
+    scope: ViewerScope,
 ) -> GeoJSONResponse:
     """One lead at its closest point."""
-    lead = repo.get_lead(lead_id)
+    lead = repo.get_lead(lead_id, scope)
     if lead is None:
         raise NotFoundError(f"no lead with id {lead_id!r}")
     return GeoJSONResponse(lead_feature(lead, _base(request)))

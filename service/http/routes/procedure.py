@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path
+from fastapi import APIRouter, Body, Depends, Header, Path, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from vigia.alerts.lead import Lead
@@ -26,9 +26,9 @@ from vigia.alerts.procedure.workflow import (
     regime_of,
 )
 from vigia.alerts.procedure.workflow import STATES as LEAD_STATES
-from vigia.service.db.protocol import ApiKeyRecord, Repository
-from vigia.service.errors import NotFoundError
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
+from vigia.service.errors import NotFoundError, PreconditionFailedError
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
 
 inspector = require_role("inspector")
@@ -222,23 +222,50 @@ class LeadChange(_In):
     )
 
 
-def visible(lead: Lead | None, caller: ApiKeyRecord, lead_id: str) -> Lead:
-    """The lead, if the caller's key may see it (a key limited to one authority sees only
-    that authority's leads; any other is "not found", not "forbidden", so a Capitania
-    cannot probe another's caseload)."""
-    if lead is None or (caller.authority is not None and lead.authority != caller.authority):
+def found(lead: Lead | None, lead_id: str) -> Lead:
+    """The lead the store found in the caller's scope, else a 404: another authority's
+    lead is "not found", not "forbidden", so a Capitania cannot probe another's caseload
+    (the store already left it out: ``Scope``)."""
+    if lead is None:
         raise NotFoundError(f"no lead with id {lead_id!r}")
     return lead
 
 
-def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
+def etag(lead: Lead) -> str:
+    """The lead's entity tag: its stored version, as a strong (quoted) tag."""
+    return f'"{lead.version}"'
+
+
+def with_etag(response: Response, lead: Lead) -> Response:
+    """``response`` carrying the lead's ``ETag``."""
+    response.headers["ETag"] = etag(lead)
+    return response
+
+
+def if_match_version(header: str | None, current: Lead) -> int | None:
+    """The version an ``If-Match`` header holds the edit to (None: no condition); a 412
+    when none of its tags is the lead's current one (RFC 9110 13.1.1: strong comparison,
+    so a weak tag never matches)."""
+    if header is None:
+        return None
+    tags = [t.strip() for t in header.split(",") if t.strip()]
+    if "*" in tags:
+        return None  # any current representation: the lead exists
+    if etag(current) in tags:
+        return current.version
+    raise PreconditionFailedError(
+        f"If-Match {header[:80]!r} is not the lead's current ETag {etag(current)}: read it again"
+    )
+
+
+def case_json(repo: Repository, lead: Lead, scope: Scope) -> dict[str, Any]:
     """The lead JSON with its history, deadlines and repeat offences (GET /leads/{id})."""
     out = lead.to_json()
     regime = regime_of(lead.rule, lead.procedure)
     out["deadlines"] = [
         d.to_json() for d in compute_deadlines(lead.rule, lead.status, lead.procedure)
     ]
-    out["history"] = repo.lead_history(lead.id)
+    out["history"] = repo.lead_history(lead.id, scope)
     # the moves the state machine allows now, so a client offers only those (issue 22)
     out["allowed_moves"] = list(allowed_moves(lead.status, regime, lead.procedure, lead.rule))
     auto = lead.procedure.get("auto") or {}
@@ -248,7 +275,7 @@ def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
         else dt.datetime.fromtimestamp(lead.started_at, dt.UTC).date()
     )
     out["repeat_offence"] = repeat_offence(
-        reference, lead.rule, lead.procedure, lead.mmsi, repo.prior_cases(lead.id)
+        reference, lead.rule, lead.procedure, lead.mmsi, repo.prior_cases(lead.id, scope)
     )
     seat = lead.procedure.get("seat_state")
     out["calendar"] = {
@@ -268,7 +295,7 @@ def case_json(repo: Repository, lead: Lead) -> dict[str, Any]:
             "description": "the lead with its history and deadlines",
             "content": {"application/json": {"example": EXAMPLE_CASE}},
         },
-        **problem_responses(401, 403, 404, 409, 422),
+        **problem_responses(401, 403, 404, 409, 412, 422),
     },
 )
 def change_lead(
@@ -296,11 +323,24 @@ def change_lead(
     ],
     repo: Annotated[Repository, Depends(get_repository)],
     caller: Annotated[ApiKeyRecord, Depends(inspector)],
+    scope: Annotated[Scope, Depends(require_scope("inspector"))],
+    response: Response,
+    if_match: Annotated[
+        str | None,
+        Header(
+            alias="If-Match",
+            description="the lead's `ETag` as read: the edit is refused (412) if it changed",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Move the lead (an impossible move is 409 naming the allowed ones) or enter data;
-    every change is appended to the lead's history; the evidence never changes."""
-    visible(repo.get_lead(lead_id), caller, lead_id)
+    every change is appended to the lead's history; the evidence never changes.
+    Concurrent edits never lose one another; send `If-Match` with the `ETag` read to
+    have the edit refused (412) when someone else changed the lead meanwhile."""
+    expected = if_match_version(if_match, found(repo.get_lead(lead_id, scope), lead_id))
     data = change.model_dump(mode="json", exclude={"status", "reason"}, exclude_none=True)
     move = Move(to=change.status, reason=change.reason, data=data)
-    lead = repo.move_lead(lead_id, move, Actor(caller.name, caller.role))
-    return case_json(repo, visible(lead, caller, lead_id))
+    actor = Actor(caller.name, caller.role)
+    lead = found(repo.move_lead(lead_id, move, actor, scope=scope, if_version=expected), lead_id)
+    response.headers["ETag"] = etag(lead)
+    return case_json(repo, lead, scope)

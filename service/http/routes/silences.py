@@ -11,15 +11,18 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from vigia.ingest.records import iso_utc
-from vigia.service.db.protocol import ApiKeyRecord, Repository
+from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
 from vigia.service.errors import NotFoundError
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
 
 viewer, inspector = require_role("viewer"), require_role("inspector")
 router = APIRouter(tags=["silences"], dependencies=[Depends(viewer)])
 Repo = Annotated[Repository, Depends(get_repository)]
 Inspector = Annotated[ApiKeyRecord, Depends(inspector)]
+# the caller's authority: what it lists, and what its silences and entries may touch
+ViewerScope = Annotated[Scope, Depends(require_scope("viewer"))]
+InspectorScope = Annotated[Scope, Depends(require_scope("inspector"))]
 EXAMPLE_SILENCE: dict[str, Any] = {
     "id": 1,
     "mmsi": 710000001,
@@ -27,6 +30,7 @@ EXAMPLE_SILENCE: dict[str, Any] = {
     "starts_at": None,
     "until": "2026-03-01T00:00:00Z",
     "reason": "survey vessel under contract with the port authority",
+    "authority": "Capitania dos Portos do Rio de Janeiro",
     "created_by": "inspector-silva",
     "created_at": "2026-02-01T12:00:00Z",
 }
@@ -102,9 +106,12 @@ def _silence_json(row: dict[str, Any]) -> dict[str, Any]:
     status_code=201,
     responses={**_ok(201, EXAMPLE_SILENCE), **problem_responses(401, 403, 422)},
 )
-def create_silence(new: NewSilence, repo: Repo, caller: Inspector) -> JSONResponse:
+def create_silence(
+    new: NewSilence, repo: Repo, caller: Inspector, scope: InspectorScope
+) -> JSONResponse:
     """Leads whose first position falls in the window are stored, marked silenced, and
-    never pushed; judged on the position's time, so a replay stays quiet too."""
+    never pushed; judged on the position's time, so a replay stays quiet too. A key
+    limited to one authority silences only that authority's leads."""
     row = {
         "mmsi": new.mmsi,
         "zone_id": new.zone_id,
@@ -112,8 +119,8 @@ def create_silence(new: NewSilence, repo: Repo, caller: Inspector) -> JSONRespon
         "until": new.until.timestamp(),
         "reason": new.reason,
     }
-    silence_id = repo.add_silence(row, caller.name)
-    found = next(s for s in repo.list_silences() if s["id"] == silence_id)
+    silence_id = repo.add_silence(row, caller.name, scope)
+    found = next(s for s in repo.list_silences(scope) if s["id"] == silence_id)
     return JSONResponse(_silence_json(found), status_code=201)
 
 
@@ -122,9 +129,10 @@ def create_silence(new: NewSilence, repo: Repo, caller: Inspector) -> JSONRespon
     summary="List silences",
     responses={**_ok(200, {"silences": [EXAMPLE_SILENCE]}), **problem_responses(401, 403)},
 )
-def list_silences(repo: Repo) -> dict[str, Any]:
-    """Every silence, newest first."""
-    return {"silences": [_silence_json(s) for s in repo.list_silences()]}
+def list_silences(repo: Repo, scope: ViewerScope) -> dict[str, Any]:
+    """The caller's authority's silences (every silence for an unlimited key), newest
+    first."""
+    return {"silences": [_silence_json(s) for s in repo.list_silences(scope)]}
 
 
 @router.post(
@@ -133,11 +141,13 @@ def list_silences(repo: Repo) -> dict[str, Any]:
     status_code=201,
     responses={**_ok(201, EXAMPLE_WATCH), **problem_responses(401, 403, 422)},
 )
-def create_watch(new: NewWatch, repo: Repo, caller: Inspector) -> JSONResponse:
-    """Any AIS report beyond ``radius_m`` of where it is held raises a lead at once."""
-    entry = new.model_dump() | {"authority": new.authority or caller.authority}
-    entry_id = repo.add_watch(entry, caller.name)
-    found = next(w for w in repo.list_watch() if w["id"] == entry_id)
+def create_watch(
+    new: NewWatch, repo: Repo, caller: Inspector, scope: InspectorScope
+) -> JSONResponse:
+    """Any AIS report beyond ``radius_m`` of where it is held raises a lead at once. A key
+    limited to one authority keeps only that authority's entries (403 for another)."""
+    entry_id = repo.add_watch(new.model_dump(), caller.name, scope)
+    found = next(w for w in repo.list_watch(scope) if w["id"] == entry_id)
     return JSONResponse({**found, "created_at": iso_utc(found["created_at"])}, status_code=201)
 
 
@@ -146,9 +156,11 @@ def create_watch(new: NewWatch, repo: Repo, caller: Inspector) -> JSONResponse:
     summary="List the watch-list",
     responses={**_ok(200, {"watchlist": [EXAMPLE_WATCH]}), **problem_responses(401, 403)},
 )
-def list_watch(repo: Repo) -> dict[str, Any]:
-    """Every entry, newest first; ``active`` false once released or once it raised a lead."""
-    return {"watchlist": [{**w, "created_at": iso_utc(w["created_at"])} for w in repo.list_watch()]}
+def list_watch(repo: Repo, scope: ViewerScope) -> dict[str, Any]:
+    """The caller's authority's entries (all for an unlimited key), newest first;
+    ``active`` false once released or once it raised a lead."""
+    rows = repo.list_watch(scope)
+    return {"watchlist": [{**w, "created_at": iso_utc(w["created_at"])} for w in rows]}
 
 
 @router.delete(
@@ -159,9 +171,10 @@ def list_watch(repo: Repo) -> dict[str, Any]:
     responses={204: {"description": "released"}, **problem_responses(401, 403, 404)},
 )
 def release_watch(
-    entry_id: Annotated[int, Path(ge=1, le=2**31 - 1)], repo: Repo, caller: Inspector
+    entry_id: Annotated[int, Path(ge=1, le=2**31 - 1)], repo: Repo, scope: InspectorScope
 ) -> Response:
-    """The vessel was released: its movements raise nothing from now on."""
-    if not repo.release_watch(entry_id):
+    """The vessel was released: its movements raise nothing from now on (another
+    authority's entry is not found)."""
+    if not repo.release_watch(entry_id, scope):
         raise NotFoundError(f"no watch-list entry {entry_id}")
     return Response(status_code=204)

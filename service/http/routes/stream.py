@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Annotated, Any
 
 import anyio
@@ -18,10 +19,11 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from vigia.service.db.live_store import LiveStore
+from vigia.service.db.protocol import Scope
 from vigia.service.errors import RequestInvalidError
-from vigia.service.http.deps import get_repository, require_role
+from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
-from vigia.service.http.routes.leads import RULE_CODES
+from vigia.service.http.routes.leads import RULE_CODES, check_authority
 from vigia.service.http.routes.params import BBOX_DESCRIPTION, get_settings, parse_bbox
 from vigia.service.runtime.live import EventFilter, LiveHub, Subscription, position_json
 from vigia.service.settings import Settings
@@ -50,6 +52,7 @@ async def _events(
     sub: Subscription,
     cursor: int,
     wanted: EventFilter,
+    scope: Scope,
     settings: Settings,
     shutdown: anyio.Event,
 ) -> AsyncIterator[ServerSentEvent]:
@@ -58,7 +61,8 @@ async def _events(
         # on shutdown the stream ends here, between events, so the response is closed
         # properly; the client reconnects elsewhere with Last-Event-ID and loses nothing
         while not shutdown.is_set():
-            batch = await anyio.to_thread.run_sync(store.events_after, cursor, batch_size)
+            read = partial(store.events_after, cursor, batch_size, scope=scope)
+            batch = await anyio.to_thread.run_sync(read)
             for e in batch:
                 cursor = e.id
                 if wanted(e):
@@ -85,6 +89,7 @@ async def _events(
 async def lead_stream(
     request: Request,
     settings: Annotated[Settings, Depends(get_settings)],
+    scope: Annotated[Scope, Depends(require_scope("viewer"))],
     rule: Annotated[str | None, Query(max_length=64, examples=["SAR-DISTRESS"])] = None,
     zone_id: Annotated[str | None, Query(max_length=200)] = None,
     authority: Annotated[str | None, Query(max_length=200)] = None,
@@ -106,6 +111,7 @@ async def lead_stream(
     everything missed, across restarts. Keep-alive comments every few seconds."""
     if rule is not None and rule not in RULE_CODES:
         raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
+    check_authority(scope, authority)
     box = parse_bbox(bbox)
     if positions and box is None:
         raise RequestInvalidError("positions=true needs a bbox: the whole coast is too much")
@@ -125,7 +131,7 @@ async def lead_stream(
     headers: dict[str, Any] = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     shutdown = anyio.Event()
     return EventSourceResponse(
-        _events(store, sub, cursor, wanted, settings, shutdown),
+        _events(store, sub, cursor, wanted, scope, settings, shutdown),
         ping=settings.live.sse_ping_s,
         headers=headers,
         send_timeout=30.0,

@@ -28,7 +28,6 @@ from vigia.alerts.rules import (
     approach_ok,
     area_rule,
     is_allowed,
-    propulsion,
 )
 from vigia.alerts.tracking import (
     KN,
@@ -37,6 +36,7 @@ from vigia.alerts.tracking import (
     era_break,
     is_glitch,
     metres,
+    moment,
     update_stop_timer,
 )
 from vigia.ingest.records import Position, Record, VesselInfo
@@ -323,27 +323,10 @@ class LeadPipeline:
         cfg = self.config
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
-        ship_type = info.ship_type if info is not None else None
-        sailing, basis, inferred = propulsion(ship_type, pos.nav_status)
+        m = moment(vs, pos, info, stopped, sog, cfg)
+        ship_type = m.ship_type
         if vs.episodes:
-            reclassify(vs.episodes, t, sailing, basis)
-        stopped_for = t - vs.stop_t if (stopped and vs.stop_t is not None) else 0.0
-        m = VesselMoment(
-            mmsi=pos.mmsi,
-            t=t,
-            ship_type=ship_type,
-            sailing=sailing,
-            sog=sog,
-            cog=pos.cog,
-            heading=pos.heading,
-            nav_status=pos.nav_status,
-            stopped=stopped,
-            anchored=stopped
-            and (pos.nav_status == NAV_AT_ANCHOR or stopped_for >= cfg.anchor_dwell_s),
-            stopped_for_s=stopped_for,
-            propulsion_basis=basis,
-            propulsion_inferred=inferred,
-        )
+            reclassify(vs.episodes, t, m.sailing, m.propulsion_basis)
         authority = None
         for z, d in hits:
             authority = self._zones[z].authority_at(d) or authority

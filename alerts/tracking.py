@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from vigia.alerts.episodes import Episode, EpisodeConfig
-from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach
+from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach, VesselMoment, propulsion
 from vigia.ingest.records import Position, Record, VesselInfo
 from vigia.ingest.units import MS_PER_KN
 
@@ -92,3 +92,33 @@ def era_break(records: Sequence[Record], clock: float, back_s: float) -> int | N
         elif t < clock - back_s:
             return i
     return None
+
+
+def moment(
+    vs: VesselState,
+    pos: Position,
+    info: VesselInfo | None,
+    stopped: bool,
+    sog: float | None,
+    cfg: EpisodeConfig,
+) -> VesselMoment:
+    """What the rules judge of a vessel at one fix: its propulsion (from the AIS type
+    or the status), speed, course and whether it is stopped or anchored."""
+    ship_type = info.ship_type if info is not None else None
+    sailing, basis, inferred = propulsion(ship_type, pos.nav_status)
+    stopped_for = pos.t - vs.stop_t if (stopped and vs.stop_t is not None) else 0.0
+    return VesselMoment(
+        mmsi=pos.mmsi,
+        t=pos.t,
+        ship_type=ship_type,
+        sailing=sailing,
+        sog=sog,
+        cog=pos.cog,
+        heading=pos.heading,
+        nav_status=pos.nav_status,
+        stopped=stopped,
+        anchored=stopped and (pos.nav_status == NAV_AT_ANCHOR or stopped_for >= cfg.anchor_dwell_s),
+        stopped_for_s=stopped_for,
+        propulsion_basis=basis,
+        propulsion_inferred=inferred,
+    )

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pyproj
 
 from vigia.ingest.records import Position
 
@@ -52,41 +53,9 @@ SCHEMA = pa.schema(
         pa.field("bbox", BBOX, False),
     ]
 )
-# OGC:CRS84 (longitude, latitude on WGS 84): the GeoParquet default, written out so a
-# reader need not know that default
-CRS84: dict[str, Any] = {
-    "$schema": "https://proj.org/schemas/v0.7/projjson.schema.json",
-    "type": "GeographicCRS",
-    "name": "WGS 84 (CRS84)",
-    "datum_ensemble": {
-        "name": "World Geodetic System 1984 ensemble",
-        "members": [{"name": "World Geodetic System 1984 (G2139)"}],
-        "ellipsoid": {
-            "name": "WGS 84",
-            "semi_major_axis": 6378137,
-            "inverse_flattening": 298.257223563,
-        },
-        "accuracy": "2.0",
-    },
-    "coordinate_system": {
-        "subtype": "ellipsoidal",
-        "axis": [
-            {
-                "name": "Geodetic longitude",
-                "abbreviation": "Lon",
-                "direction": "east",
-                "unit": "degree",
-            },
-            {
-                "name": "Geodetic latitude",
-                "abbreviation": "Lat",
-                "direction": "north",
-                "unit": "degree",
-            },
-        ],
-    },
-    "id": {"authority": "OGC", "code": "CRS84"},
-}
+# OGC:CRS84 (longitude, latitude on WGS 84): the GeoParquet default, written out in full
+# (PROJJSON, as PROJ itself writes it) so a reader need not know that default
+CRS84: dict[str, Any] = pyproj.CRS.from_user_input("OGC:CRS84").to_json_dict()
 _DOUBLES = ["t", "sog", "cog", "geometry.x", "geometry.y"]
 _FLOATS = ["bbox.xmin", "bbox.ymin", "bbox.xmax", "bbox.ymax"]
 

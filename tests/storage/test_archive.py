@@ -8,6 +8,7 @@ from the archive code: a day is archived when it ended before ``now - DAYS``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -271,3 +272,55 @@ def _check_geoparquet(path: Path) -> None:
         ("ymax", ys, float.__ge__),
     ):
         assert all(op(b, v) for b, v in zip(box.field(name).to_pylist(), vals, strict=True))
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_moments_then_a_rerun_loses_and_doubles_nothing(
+    store_url: str, tmp_path: Path
+) -> None:
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "arch"
+    repo = open_repository(store_url, archive_dir=root)
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    now = time.time()
+    sent = [
+        Position(
+            mmsi=700_000_000 + v,
+            t=now - 10 * DAY + i * 90.0 + v,
+            msg_type=1,
+            lon=-40.0 + v * 0.01,
+            lat=-20.0 - i * 1e-5,
+            sog=9.0,
+        )
+        for v in range(12)
+        for i in range(int(10 * DAY / 90))
+    ]
+    for i in range(0, len(sent), 20_000):
+        repo.add_positions(sent[i : i + 20_000])
+    env = {**os.environ, "DATABASE_URL": store_url, "VIGIA_ARCHIVE_DIR": str(root)}
+    cmd = [sys.executable, "-m", "vigia.service.cli", "archive", "--older-than", "3"]
+    rng = random.Random(24)
+    kills = 0
+    for _ in range(8):
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5, 4.0))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    assert kills >= 3  # the runs really were cut short
+    assert subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL).returncode == 0
+    bound = (time.time() - 3 * DAY) // DAY * DAY
+    cold = archived_keys(root)
+    hot = hot_keys(repo)
+    assert len(cold) == len(set(cold)) and not set(cold) & set(hot)
+    assert sorted(cold + hot) == sorted(keys(sent))
+    assert all(t < bound for _, t in cold) and all(t >= bound for _, t in hot)
+    assert not list(root.glob("day=*/.*.tmp"))
+    repo.close()

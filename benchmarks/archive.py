@@ -88,11 +88,13 @@ def store(repo: SqlRepository, ps: list[Position]) -> None:
         repo.add_positions(ps[i : i + 5000])
 
 
-def track_p50(repo: SqlRepository, mmsis: list[int], start: float) -> float:
+def track_p50(
+    repo: SqlRepository, mmsis: list[int], start: float, limit: int | None = None
+) -> float:
     ms = []
     for m in mmsis:
         t = time.perf_counter()
-        repo.track(m, start, start + DAY)
+        repo.track(m, start, start + DAY, limit=limit)
         ms.append((time.perf_counter() - t) * 1000)
     return statistics.median(ms)
 
@@ -104,17 +106,22 @@ def figures(repo: SqlRepository, root: Path, vessels: int, days: int) -> None:
     hot = hot_bytes(repo)
     sample = [710_000_000 + v for v in range(0, vessels, max(1, vessels // 40))]
     hot_ms = track_p50(repo, sample, T0 + DAY)
+    hot_page = track_p50(repo, sample, T0 + DAY, 100)
     t = time.perf_counter()
     reports = Archiver(repo.engine, root).run(0.5, now=T0 + days * DAY)
     took = time.perf_counter() - t
     moved = sum(r.stored for r in reports)
     reader = ArchiveReader(root)
     cold_ms = track_p50(repo, sample, T0 + DAY)
+    cold_page = track_p50(repo, sample, T0 + DAY, 100)
+    per_day = n / vessels / days
     print(f"positions {n:,} of {vessels} vessels over {days} days")
     cold = reader.size_bytes() / moved
     print(f"bytes/position  store (baseline) {hot / n:7.1f}   archive {cold:6.1f}")
     print(f"archived        {moved:,} positions in {took:.1f} s: {moved / took:,.0f} positions/s")
-    print(f"track of a day  p50 store {hot_ms:6.1f} ms   archive {cold_ms:6.1f} ms")
+    print(f"track of a vessel's day ({per_day:,.0f} points), p50:")
+    print(f"  whole day     store {hot_ms:7.1f} ms   archive {cold_ms:7.1f} ms")
+    print(f"  first 100     store {hot_page:7.1f} ms   archive {cold_page:7.1f} ms")
     assert repo.count_positions() + reader.count() == n, "a position was lost or doubled"
 
 

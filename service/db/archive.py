@@ -110,9 +110,29 @@ class Archiver:
         return reports
 
     def _next_day(self, lo: float, hi: float) -> int | None:
+        """The first day from ``lo`` to ``hi`` holding a position."""
         with self._engine.connect() as conn:
-            t = conn.execute(_NEXT_DAY, {"lo": max(lo, -1e18), "hi": hi}).scalar()
-        return None if t is None else day_of(float(t))
+            if not self._pg:  # SQLite's ix_positions_t answers min(t) at once
+                t = conn.execute(_NEXT_DAY, {"lo": max(lo, -1e18), "hi": hi}).scalar()
+                return None if t is None else day_of(float(t))
+            # PostGIS has no index on t alone: min(t) would read every old partition.
+            # A daily partition's name is its day; DEFAULT (rare: other years, late
+            # reports) is the only one scanned.
+            for name in _daily_partitions(conn):
+                start = _partition_start(name)
+                if (
+                    lo <= start < hi
+                    and conn.exec_driver_sql(f"SELECT 1 FROM {name} LIMIT 1").first()
+                ):
+                    first = day_of(start)
+                    break
+            else:
+                first = None
+            t = conn.execute(
+                text("SELECT min(t) FROM positions_default WHERE t >= :lo AND t < :hi"),
+                {"lo": max(lo, -1e18), "hi": hi if first is None else first * DAY_S},
+            ).scalar()
+        return first if t is None else day_of(float(t))
 
     def _archive_day(self, day: int) -> DayReport:
         began = time.perf_counter()

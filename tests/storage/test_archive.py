@@ -324,3 +324,39 @@ def test_kill_9_at_random_moments_then_a_rerun_loses_and_doubles_nothing(
     assert all(t < bound for _, t in cold) and all(t >= bound for _, t in hot)
     assert not list(root.glob("day=*/.*.tmp"))
     repo.close()
+
+
+def test_a_ballast_audit_reads_a_track_half_in_the_archive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 30 fixes of a voyage cross a midnight; the first day goes to the archive, and
+    `vigia ballast audit --store` still sees all 30."""
+    from vigia.ingest.records import iso_utc
+
+    day = 1_714_521_600.0  # 2024-05-01T00:00Z
+    start = day - 2 * 3600  # 22:00 the evening before: 12 fixes before midnight
+    url = f"sqlite:///{tmp_path / 'v.sqlite'}"
+    root = tmp_path / "arch"
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("VIGIA_ARCHIVE_DIR", str(root))
+    repo = open_repository(url)
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    fixes = [
+        Position(636012345, start + 600 * i, 1, -38.0, -27.0 + 0.01 * i, 6.0) for i in range(30)
+    ]
+    repo.add_positions(fixes)
+    reports = Archiver(repo.engine, root).run(0.1, now=day + 12 * 3600)
+    assert [(r.day, r.stored) for r in reports] == [("2024-04-30", 12)]
+    assert repo.count_positions() == 18
+    repo.close()
+    ex = {
+        "start": {"time": iso_utc(start + 1200), "lat": -26.98, "lon": -38.0},
+        "end": {"time": iso_utc(start + 6000), "lat": -26.9, "lon": -38.0},
+    }
+    f = tmp_path / "audit.json"
+    f.write_text(json.dumps({"mmsi": 636012345, "exchanges": [ex]}))
+    assert main(["ballast", "audit", "--store", str(f)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["track_source"] == "stored AIS" and doc["track_points"] == 30
+    assert doc["exchanges"][0]["verdict"] == "compliant"

@@ -360,3 +360,25 @@ def test_a_ballast_audit_reads_a_track_half_in_the_archive(
     doc = json.loads(capsys.readouterr().out)
     assert doc["track_source"] == "stored AIS" and doc["track_points"] == 30
     assert doc["exchanges"][0]["verdict"] == "compliant"
+
+
+def test_serve_runs_the_daily_pass_at_a_quarter_past_midnight_utc() -> None:
+    from vigia.service.runtime.archiving import next_run
+
+    midnight = 1_714_521_600.0  # 2024-05-01T00:00Z
+    quarter = midnight + 15 * 60
+    assert next_run(midnight) == quarter
+    assert next_run(quarter - 0.001) == quarter
+    assert next_run(quarter) == quarter + DAY  # just ran: tomorrow
+    assert next_run(midnight - 1) == quarter  # 23:59:59 the day before
+
+
+def test_the_window_setting_is_off_when_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ArchiveSettings().retention_hot_days == 30
+    monkeypatch.setenv("VIGIA_RETENTION_HOT_DAYS", "")
+    assert ArchiveSettings().retention_hot_days is None
+    monkeypatch.setenv("VIGIA_RETENTION_HOT_DAYS", "1.5")
+    assert ArchiveSettings().retention_hot_days == 1.5
+    monkeypatch.setenv("VIGIA_RETENTION_HOT_DAYS", "0")
+    with pytest.raises(ValueError):
+        ArchiveSettings()

@@ -159,6 +159,36 @@ def spool_path(ingest: IngestSettings, database: DatabaseSettings) -> Path | Non
     return base.resolve() / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+class ArchiveSettings(BaseSettings):
+    """The hot window and the GeoParquet archive behind it (docs/archive.md)."""
+
+    model_config = SettingsConfigDict(env_prefix="VIGIA_", extra="ignore")
+
+    # VIGIA_ARCHIVE_DIR; default: a ``vigia-archive`` folder beside the store (beside
+    # the SQLite file, or where it would be for a PostgreSQL store)
+    archive_dir: str | None = None
+    # VIGIA_RETENTION_HOT_DAYS: days of positions the store keeps; ``vigia serve``
+    # moves older whole UTC days to the archive once a day. Empty: never.
+    retention_hot_days: float | None = Field(default=30.0, gt=0)
+
+    @field_validator("retention_hot_days", mode="before")
+    @classmethod
+    def _empty_is_off(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("", "off", "none"):
+            return None
+        return value
+
+
+def archive_path(archive: ArchiveSettings, database: DatabaseSettings) -> Path:
+    """The archive folder for this store."""
+    if archive.archive_dir:
+        return Path(archive.archive_dir).resolve()
+    url = database.url or ""
+    sqlite = url.startswith("sqlite:///")
+    db_file = Path(url.removeprefix("sqlite:///") if sqlite else database.sqlite_path)
+    return db_file.resolve().parent / "vigia-archive"
+
+
 MIN_BOOTSTRAP_KEY = 24
 
 
@@ -248,6 +278,7 @@ class Settings(BaseModel):
     zones: ZoneSettings = Field(default_factory=ZoneSettings)
     bus: BusSettings = Field(default_factory=BusSettings)
     live: LiveSettings = Field(default_factory=LiveSettings)
+    archive: ArchiveSettings = Field(default_factory=ArchiveSettings)
 
     @classmethod
     def load(cls) -> Settings:
@@ -260,6 +291,7 @@ class Settings(BaseModel):
             zones=ZoneSettings(),
             bus=BusSettings(),
             live=LiveSettings(),
+            archive=ArchiveSettings(),
         )
 
 

@@ -103,10 +103,12 @@ def _audit(args: argparse.Namespace) -> int:
     if args.store:
         from vigia.service.db.protocol import EVERY_AUTHORITY
         from vigia.service.db.store import open_repository
-        from vigia.service.settings import DatabaseSettings
+        from vigia.service.settings import ArchiveSettings, DatabaseSettings, archive_path
 
         db = DatabaseSettings()
-        repo = open_repository(db.url, sqlite_path=db.sqlite_path)
+        # a voyage of last year: its track is in the archive
+        archive = archive_path(ArchiveSettings(), db)
+        repo = open_repository(db.url, sqlite_path=db.sqlite_path, archive_dir=archive)
         try:
             repo.migrate()
             doc = run_audit(req, repo, assessor, settings, now, EVERY_AUTHORITY)

@@ -33,6 +33,9 @@ def make_engine(url: str) -> Engine:
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
+    # takes effect only on a new, empty file: then the archive's batched deletes can
+    # hand freed pages back with PRAGMA incremental_vacuum (service/db/archive.py)
+    cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
     # WAL lets the API read while the worker writes; NORMAL is durable enough with WAL
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")

@@ -73,7 +73,7 @@ class _Fix:
 
 
 class PositionRow(_Fix, Base):
-    """Every stored position; RANGE-partitioned on ``t`` (monthly) on PostgreSQL.
+    """Every stored position; RANGE-partitioned on ``t`` by UTC day on PostgreSQL.
 
     The primary key (mmsi, t) is the B-tree the track query uses and makes a retried
     batch idempotent: the same report heard twice is stored once.

@@ -70,45 +70,44 @@ def _copy_payload(positions: Sequence[Position]) -> str:
     return "\n".join(lines)
 
 
-def _month_start(year: int, month: int) -> float:
-    return datetime(year, month, 1, tzinfo=UTC).timestamp()
+def partition_ddl(day: int) -> str:
+    """The DDL of the partition that holds one UTC day (day number since 1970-01-01)."""
+    lo, hi = float(day * 86400), float((day + 1) * 86400)
+    name = datetime.fromtimestamp(lo, tz=UTC).strftime("positions_d%Y%m%d")
+    return (
+        f"CREATE TABLE IF NOT EXISTS {name} "
+        f"PARTITION OF positions FOR VALUES FROM ({lo!r}) TO ({hi!r})"
+    )
 
 
 class PartitionManager:
-    """Creates monthly partitions of ``positions`` on demand (PostgreSQL only)."""
+    """Creates the daily partitions of ``positions`` on demand (PostgreSQL only): a day
+    that leaves the hot window is dropped whole (service/db/archive.py), with no DELETE
+    and no bloat."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._known: set[tuple[int, int]] = set()
+        self._known: set[int] = set()
 
     def ensure(self, times: Sequence[float]) -> None:
-        """Make sure every month the times fall in has its partition."""
-        days = {int(t // 86400) for t in times}
-        months = set()
-        for day in days:
-            d = datetime.fromtimestamp(day * 86400, tz=UTC)
-            months.add((d.year, d.month))
-        for ym in sorted(months - self._known):
-            if ym[0] in _PARTITION_YEARS:
-                self._create(*ym)
-            self._known.add(ym)
+        """Make sure every UTC day the times fall in has its partition."""
+        for day in sorted({int(t // 86400) for t in times} - self._known):
+            year = datetime.fromtimestamp(day * 86400, tz=UTC).year
+            if year in _PARTITION_YEARS:
+                self._create(day)
+            self._known.add(day)
 
-    def _create(self, year: int, month: int) -> None:
-        nxt = (year + 1, 1) if month == 12 else (year, month + 1)
-        lo, hi = _month_start(year, month), _month_start(*nxt)
-        ddl = (
-            f"CREATE TABLE IF NOT EXISTS positions_p{year:04d}{month:02d} "
-            f"PARTITION OF positions FOR VALUES FROM ({lo!r}) TO ({hi!r})"
-        )
+    def _create(self, day: int) -> None:
         try:
             with self._engine.begin() as conn:
-                conn.exec_driver_sql(ddl)
+                conn.exec_driver_sql(partition_ddl(day))
         except OperationalError:
             raise
         except DBAPIError as exc:
             # a concurrent creator won, or the DEFAULT partition already holds rows of
-            # that month: either way the rows still have a home, so carry on
-            log.warning("partition %04d-%02d not created: %s", year, month, exc.orig)
+            # that day (a late report after the day was archived): either way the rows
+            # still have a home, so carry on
+            log.warning("partition of day %d not created: %s", day, exc.orig)
 
 
 def write_positions_pg(conn: Connection, positions: Sequence[Position]) -> int:

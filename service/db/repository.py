@@ -26,6 +26,7 @@ from vigia.service.db import register
 from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.admin_store import AdminStore
+from vigia.service.db.archive_read import ArchiveReader, merge_tracks
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
 from vigia.service.db.layers import LayerStore
@@ -67,8 +68,10 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, archive: ArchiveReader | None = None) -> None:
         self._engine = engine
+        # positions older than the hot window live there; reads see both as one
+        self._archive = archive
         self._pg = engine.dialect.name == "postgresql"
         self._init_live()
         self._partitions = pos.PartitionManager(engine) if self._pg else None
@@ -205,7 +208,19 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         offset: int = 0,
     ) -> list[Position]:
         """One vessel's positions between two Unix times (inclusive), oldest first; at
-        most ``limit`` (all when None) after skipping ``offset``."""
+        most ``limit`` (all when None) after skipping ``offset``. The store and the
+        archive are read as one: a page is cut from their merged order."""
+        if self._archive is None:
+            return self._hot_track(mmsi, start, end, limit=limit, offset=offset)
+        need = None if limit is None else offset + limit
+        hot = self._hot_track(mmsi, start, end, limit=need, offset=0)
+        cold = self._archive.track(mmsi, start, end, need)
+        merged = merge_tracks(hot, cold)
+        return merged[offset : None if need is None else need]
+
+    def _hot_track(
+        self, mmsi: int, start: float | None, end: float | None, *, limit: int | None, offset: int
+    ) -> list[Position]:
         params: dict[str, Any] = {
             "mmsi": mmsi,
             "start": -1e18 if start is None else start,
@@ -222,16 +237,19 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
 
     def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
         """MMSIs with a position inside ``bbox`` (inclusive) between two Unix times
-        (inclusive), ascending; PostGIS prunes monthly partitions on ``t`` and uses the
-        GiST on ``geom``."""
+        (inclusive), ascending, in the store or the archive; PostGIS prunes daily
+        partitions on ``t`` and uses the GiST on ``geom``."""
         params: dict[str, Any] = {"start": start, "end": end, "limit": limit}
         params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
         with self._tx() as conn:
             rows = conn.execute(_IN_BBOX_PG if self._pg else _IN_BBOX_SQLITE, params).all()
-        return [int(r[0]) for r in rows]
+        found = [int(r[0]) for r in rows]
+        if self._archive is None:
+            return found
+        return sorted(set(found) | self._archive.vessels_in_bbox(bbox, start, end))[:limit]
 
     def count_positions(self) -> int:
-        """How many positions are stored (all time)."""
+        """How many positions the store holds (the archive's are not counted)."""
         with self._tx() as conn:
             n = conn.execute(select(func.count()).select_from(PositionRow)).scalar()
         return int(n or 0)

@@ -17,6 +17,7 @@ from fastapi import FastAPI
 
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import Repository
+from vigia.service.db.repository import SqlRepository
 from vigia.service.http.dashboard import install_dashboard
 from vigia.service.http.deps import KeyCache, hash_key
 from vigia.service.http.guard import RequestGuard
@@ -24,10 +25,11 @@ from vigia.service.http.metrics import ServiceMetrics
 from vigia.service.http.metrics_live import LiveSources
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.routes import include_routers
+from vigia.service.runtime.archiving import DailyArchiver
 from vigia.service.runtime.live import LiveHub
 from vigia.service.runtime.webhooks import WebhookDispatcher
 from vigia.service.runtime.worker import IngestWorker
-from vigia.service.settings import Settings, spool_path
+from vigia.service.settings import Settings, archive_path, spool_path
 from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.service")
@@ -88,6 +90,7 @@ class Runtime:
     worker: IngestWorker | None
     live: LiveHub | None = None
     dispatcher: WebhookDispatcher | None = None
+    archiver: DailyArchiver | None = None
 
     @classmethod
     def start(
@@ -104,7 +107,9 @@ class Runtime:
             from vigia.service.db.store import open_repository
 
             db = settings.database
-            repo = open_repository(db.url, sqlite_path=db.sqlite_path)
+            repo = open_repository(
+                db.url, sqlite_path=db.sqlite_path, archive_dir=archive_path(settings.archive, db)
+            )
         else:
             repo = repository
         try:
@@ -127,10 +132,17 @@ class Runtime:
                 dispatcher = WebhookDispatcher(repo, settings.live)
                 live.on_events_thread(dispatcher.wake)
                 dispatcher.start()
+            archiver = None
+            hot_days = settings.archive.retention_hot_days
+            # the process that writes keeps the window (not a second API process)
+            if with_worker and hot_days is not None and isinstance(repo, SqlRepository):
+                root = archive_path(settings.archive, settings.database)
+                archiver = DailyArchiver(repo.engine, root, hot_days)
+                archiver.start()
         except BaseException:
             repo.close()
             raise
-        return cls(settings, repo, worker, live, dispatcher)
+        return cls(settings, repo, worker, live, dispatcher, archiver)
 
     def zones_changed(self) -> None:
         """Rebuild the worker's zone index after an edit."""
@@ -145,6 +157,8 @@ class Runtime:
     def close(self) -> None:
         """Stop the worker (storing what it holds), then release the store."""
         try:
+            if self.archiver is not None:
+                self.archiver.stop()
             if self.worker is not None:
                 self.worker.stop()
         finally:

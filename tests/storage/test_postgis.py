@@ -1,4 +1,4 @@
-"""PostGIS specifics: monthly partitions on demand, GiST indexes, and that queries use them."""
+"""PostGIS specifics: daily partitions on demand, GiST indexes, and that queries use them."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ def _t(y: int, m: int, d: int) -> float:
     return datetime(y, m, d, 12, tzinfo=UTC).timestamp()
 
 
-def test_positions_go_to_monthly_partitions_made_on_demand(pg_repo: SqlRepository) -> None:
-    """Two months of positions make two partitions; an absurd time lands in DEFAULT."""
+def test_positions_go_to_daily_partitions_made_on_demand(pg_repo: SqlRepository) -> None:
+    """Two UTC days of positions make two partitions (a day leaving the hot window is
+    dropped whole); an absurd time lands in DEFAULT."""
     batch = [pos(1, _t(2025, 11, 30), -43.0, -23.0), pos(1, _t(2025, 12, 1), -43.0, -23.0)]
     batch.append(pos(2, _t(1970, 1, 2), -43.0, -23.0))
     assert pg_repo.add_positions(batch) == 3
@@ -40,15 +41,21 @@ def test_positions_go_to_monthly_partitions_made_on_demand(pg_repo: SqlRepositor
             )
         ).all()
         names = [p[0] for p in parts]
-        assert names == ["positions_default", "positions_p202511", "positions_p202512"]
-        assert "DEFAULT" in parts[0][1]
+        assert names == ["positions_d20251130", "positions_d20251201", "positions_default"]
+        bounds = dict(parts)
+        day = _t(2025, 11, 30) - 12 * 3600  # 2025-11-30T00:00Z
+        assert (
+            bounds["positions_d20251130"]
+            == f"FOR VALUES FROM ('{day:.0f}') TO ('{day + 86400:.0f}')"
+        )
+        assert "DEFAULT" in bounds["positions_default"]
         counts = {n: conn.execute(text(f"SELECT count(*) FROM ONLY {n}")).scalar() for n in names}
         strategy = conn.execute(
             text(
                 "SELECT partstrat FROM pg_partitioned_table WHERE partrelid = 'positions'::regclass"
             )
         ).scalar()
-    assert counts == {"positions_default": 1, "positions_p202511": 1, "positions_p202512": 1}
+    assert counts == {"positions_default": 1, "positions_d20251130": 1, "positions_d20251201": 1}
     assert strategy == "r"  # RANGE
 
 
@@ -93,5 +100,5 @@ def test_spatial_indexes_exist_and_bbox_queries_use_them(pg_repo: SqlRepository)
             text("EXPLAIN (FORMAT JSON) " + str(pos_sql.track_sql())),
             {"mmsi": 200_000_005, "start": t0, "end": t0 + 10},
         ).scalar()
-        # partition pruning to November, then the (mmsi, t) B-tree of that partition
-        assert '"Index Name": "positions_p202511_pkey"' in json.dumps(track)
+        # partition pruning to 20 November, then the (mmsi, t) B-tree of that partition
+        assert '"Index Name": "positions_d20251120_pkey"' in json.dumps(track)

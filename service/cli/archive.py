@@ -1,0 +1,55 @@
+"""`vigia archive --older-than DAYS`: move old positions to the GeoParquet archive."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from vigia.service.settings import ArchiveSettings, DatabaseSettings, archive_path
+
+
+def register(sub: Any) -> None:
+    """Add the sub-command to the parser."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "archive",
+        help="move positions older than DAYS from the store to the GeoParquet archive",
+        description=(
+            "Move every UTC day of positions that ended at least DAYS ago from the store "
+            "to VIGIA_ARCHIVE_DIR (one GeoParquet folder per day), checking each day's "
+            "files before the day leaves the store. Safe to interrupt and rerun. Leads, "
+            "the procedure and ballast audits stay in the store."
+        ),
+    )
+    p.add_argument(
+        "--older-than", type=float, required=True, metavar="DAYS", help="age in days (> 0)"
+    )
+    p.add_argument("--archive-dir", default=None, help="archive folder (VIGIA_ARCHIVE_DIR)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Archive the configured store; one JSON line per day moved."""
+    from vigia.service.db.archive import Archiver
+    from vigia.service.db.repository import SqlRepository
+    from vigia.service.db.store import open_repository
+    from vigia.service.errors import RequestInvalidError
+
+    if not args.older_than > 0:
+        raise RequestInvalidError("--older-than must be more than 0 days")
+    db = DatabaseSettings()
+    settings = ArchiveSettings()
+    if args.archive_dir:
+        settings.archive_dir = args.archive_dir
+    root = archive_path(settings, db)
+    repo = open_repository(db.url, sqlite_path=db.sqlite_path)
+    try:
+        repo.migrate()
+        assert isinstance(repo, SqlRepository)
+        for report in Archiver(repo.engine, root).run(args.older_than):
+            print(
+                json.dumps({"day": report.day, "stored": report.stored, "written": report.written})
+            )
+    finally:
+        repo.close()
+    return 0

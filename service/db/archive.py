@@ -1,0 +1,277 @@
+"""Moving old positions from the store to the GeoParquet archive, one UTC day at a time.
+
+For each day wholly older than the cut-off, oldest first:
+
+1. read the day's stored positions in one statement (one snapshot), in MMSI, time order;
+2. leave out those a file of that day already holds (a run killed after its rename but
+   before its delete left them in both), and write the rest as a new file of the day,
+   whose row count is checked before it is renamed into place (``archive_format``);
+3. drop the day from the store only if it still holds exactly the rows read in 1.:
+   positions are only ever added, so the same count is the same rows. A day that
+   gained a late position is read again.
+
+A kill at any point leaves either the day in the store only (before the rename), in
+both (between the rename and the delete: a rerun writes nothing new and deletes), or in
+the archive only. Readers take a position found in both once (``archive_read``). Leads,
+the procedure and ballast audits live in other tables: nothing here touches them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from sqlalchemy import text
+from sqlalchemy.engine import Connection, Engine
+
+from vigia.ingest.errors import VigiaError
+from vigia.service.db.archive_format import (
+    DAY_S,
+    ROW_GROUP,
+    day_name,
+    day_of,
+    parts,
+    remove_temporaries,
+    table_from_columns,
+    write_part,
+)
+from vigia.service.db.codec import POSITION_COLUMNS
+
+log = logging.getLogger(__name__)
+
+_COLS = ", ".join(POSITION_COLUMNS)
+_READ_DAY = text(f"SELECT {_COLS} FROM positions WHERE t >= :lo AND t < :hi ORDER BY mmsi, t")
+_NEXT_DAY = text("SELECT min(t) FROM positions WHERE t >= :lo AND t < :hi")
+SQLITE_BATCH = 50_000  # rows per delete transaction: the live writer waits at most one
+ATTEMPTS = 5
+
+
+class ArchiveError(VigiaError):
+    """The archive could not take a day (it stays in the store)."""
+
+    code = "archive"
+
+
+class _Changed(Exception):
+    """The day's stored rows are not the ones archived (rolls the drop back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DayReport:
+    """What one day's move did."""
+
+    day: str
+    stored: int  # positions the store held for the day
+    written: int  # of those, written to a new file (the rest were archived already)
+    seconds: float
+
+
+def partition_name(day: int) -> str:
+    """The PostgreSQL partition of one UTC day."""
+    return "positions_d" + day_name(day).replace("-", "")
+
+
+class Archiver:
+    """Moves whole UTC days of positions from a store's engine into ``root``."""
+
+    def __init__(self, engine: Engine, root: Path) -> None:
+        self._engine = engine
+        self._root = root
+        self._pg = engine.dialect.name == "postgresql"
+
+    def run(self, older_than_days: float, now: float | None = None) -> list[DayReport]:
+        """Archive every day that ended at least ``older_than_days`` before ``now``; the
+        day the cut-off falls in stays whole in the store. One archiver at a time per
+        folder (a lock file); safe to rerun after any interruption."""
+        cutoff = (time.time() if now is None else now) - older_than_days * DAY_S
+        bound = day_of(cutoff) * DAY_S  # start of the first day kept
+        self._root.mkdir(parents=True, exist_ok=True)
+        with open(self._root / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            remove_temporaries(self._root)
+            reports = []
+            lo = -float("inf")
+            while (day := self._next_day(lo, bound)) is not None:
+                reports.append(self._archive_day(day))
+                lo = (day + 1) * DAY_S
+            if self._pg:
+                self._drop_empty_partitions(bound)
+            else:
+                self._vacuum()
+        return reports
+
+    def _next_day(self, lo: float, hi: float) -> int | None:
+        """The first day from ``lo`` to ``hi`` holding a position."""
+        with self._engine.connect() as conn:
+            if not self._pg:  # SQLite's ix_positions_t answers min(t) at once
+                t = conn.execute(_NEXT_DAY, {"lo": max(lo, -1e18), "hi": hi}).scalar()
+                return None if t is None else day_of(float(t))
+            # PostGIS has no index on t alone: min(t) would read every old partition.
+            # A daily partition's name is its day; DEFAULT (rare: other years, late
+            # reports) is the only one scanned.
+            for name in _daily_partitions(conn):
+                start = _partition_start(name)
+                if (
+                    lo <= start < hi
+                    and conn.exec_driver_sql(f"SELECT 1 FROM {name} LIMIT 1").first()
+                ):
+                    first = day_of(start)
+                    break
+            else:
+                first = None
+            t = conn.execute(
+                text("SELECT min(t) FROM positions_default WHERE t >= :lo AND t < :hi"),
+                {"lo": max(lo, -1e18), "hi": hi if first is None else first * DAY_S},
+            ).scalar()
+        return first if t is None else day_of(float(t))
+
+    def _archive_day(self, day: int) -> DayReport:
+        began = time.perf_counter()
+        for _ in range(ATTEMPTS):
+            read = _DayRead(self._engine, day, _archived_keys(self._root, day))
+            name = f"{time.time_ns()}-{os.getpid()}"
+            _path, written = write_part(self._root, day, name, read.tables())
+            if self._drop_day(day, read.stored):
+                log.info("archived %s: %d stored, %d written", day_name(day), read.stored, written)
+                return DayReport(day_name(day), read.stored, written, time.perf_counter() - began)
+            log.info("day %s gained positions while archived; reading it again", day_name(day))
+        raise ArchiveError(f"day {day_name(day)} kept changing; it stays in the store")
+
+    def _drop_day(self, day: int, expected: int) -> bool:
+        try:
+            if self._pg:
+                self._drop_day_pg(day, expected)
+            else:
+                self._drop_day_sqlite(day, expected)
+        except _Changed:
+            return False
+        return True
+
+    def _drop_day_pg(self, day: int, expected: int) -> None:
+        lo, hi = day * DAY_S, (day + 1) * DAY_S
+        part = partition_name(day)
+        with self._engine.begin() as conn:
+            # writers wait (readers do not) until the day is gone: a row added after the
+            # count could otherwise be dropped unarchived. Parent first, as writers lock.
+            conn.exec_driver_sql("LOCK TABLE positions IN SHARE ROW EXCLUSIVE MODE")
+            if _is_partition(conn, part):
+                n = conn.exec_driver_sql(f"SELECT count(*) FROM {part}").scalar()
+                others = conn.execute(
+                    text("SELECT count(*) FROM positions_default WHERE t >= :lo AND t < :hi"),
+                    {"lo": lo, "hi": hi},
+                ).scalar()
+                if int(n or 0) + int(others or 0) != expected:
+                    raise _Changed
+                conn.exec_driver_sql(f"DROP TABLE {part}")
+                if others:
+                    conn.execute(
+                        text("DELETE FROM positions_default WHERE t >= :lo AND t < :hi"),
+                        {"lo": lo, "hi": hi},
+                    )
+                return
+            gone = conn.execute(
+                text("DELETE FROM positions WHERE t >= :lo AND t < :hi"), {"lo": lo, "hi": hi}
+            ).rowcount
+            if gone != expected:
+                raise _Changed
+
+    def _drop_day_sqlite(self, day: int, expected: int) -> None:
+        params: dict[str, Any] = {"lo": day * DAY_S, "hi": (day + 1) * DAY_S, "n": SQLITE_BATCH}
+        left = expected
+        while left > 0:
+            with self._engine.begin() as conn:
+                # the DELETE takes the write lock first, so no writer slips in between it
+                # and the count of what is left
+                gone = conn.execute(
+                    text(
+                        "DELETE FROM positions WHERE rowid IN (SELECT rowid FROM positions "
+                        "WHERE t >= :lo AND t < :hi LIMIT :n)"
+                    ),
+                    params,
+                ).rowcount
+                rest = conn.execute(
+                    text("SELECT count(*) FROM positions WHERE t >= :lo AND t < :hi"), params
+                ).scalar()
+                if int(rest or 0) != left - gone:
+                    raise _Changed
+            left -= gone
+
+    def _vacuum(self) -> None:
+        # gives the freed pages back to the file system: only a store created with
+        # auto_vacuum=INCREMENTAL (every new one, see engine.py) can do it in steps
+        with self._engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA incremental_vacuum")
+            conn.commit()
+
+    def _drop_empty_partitions(self, bound: float) -> None:
+        with self._engine.begin() as conn:
+            conn.exec_driver_sql("LOCK TABLE positions IN SHARE ROW EXCLUSIVE MODE")
+            for name in _daily_partitions(conn):
+                day = day_of(_partition_start(name))
+                if (day + 1) * DAY_S > bound:
+                    continue
+                if conn.exec_driver_sql(f"SELECT 1 FROM {name} LIMIT 1").first() is None:
+                    conn.exec_driver_sql(f"DROP TABLE {name}")
+
+
+def _is_partition(conn: Connection, name: str) -> bool:
+    return name in _daily_partitions(conn)
+
+
+def _daily_partitions(conn: Connection) -> list[str]:
+    rows = conn.execute(
+        text(
+            "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "WHERE i.inhparent = 'positions'::regclass AND c.relname LIKE 'positions\\_d%'"
+        )
+    ).all()
+    return sorted(str(r[0]) for r in rows if str(r[0])[len("positions_d") :].isdigit())
+
+
+def _partition_start(name: str) -> float:
+    digits = name[len("positions_d") :]
+    return datetime.strptime(digits, "%Y%m%d").replace(tzinfo=UTC).timestamp()
+
+
+def _archived_keys(root: Path, day: int) -> set[tuple[int, float]] | None:
+    """The (MMSI, time) of every position the day's files hold, or None when it has no
+    file (the usual case: only a rerun after a kill finds some)."""
+    files = parts(root, day)
+    if not files:
+        return None
+    keys: set[tuple[int, float]] = set()
+    for f in files:
+        tab = pq.read_table(f, columns=["mmsi", "t"])
+        keys.update(zip(tab.column("mmsi").to_pylist(), tab.column("t").to_pylist(), strict=True))
+    return keys
+
+
+class _DayRead:
+    """One day's stored positions as archive tables, counted as they stream by."""
+
+    def __init__(self, engine: Engine, day: int, skip: set[tuple[int, float]] | None) -> None:
+        self._engine = engine
+        self._day = day
+        self._skip = skip
+        self.stored = 0
+
+    def tables(self) -> Iterator[pa.Table]:
+        params = {"lo": self._day * DAY_S, "hi": (self._day + 1) * DAY_S}
+        with self._engine.connect() as conn:
+            result = conn.execution_options(stream_results=True).execute(_READ_DAY, params)
+            while rows := result.fetchmany(ROW_GROUP):
+                self.stored += len(rows)
+                if self._skip is not None:
+                    rows = [r for r in rows if (r[0], r[1]) not in self._skip]
+                if rows:
+                    columns = zip(*rows, strict=True)
+                    yield table_from_columns(dict(zip(POSITION_COLUMNS, columns, strict=True)))

@@ -1,0 +1,223 @@
+"""The archive's file format: GeoParquet 1.1 positions, one folder per UTC day.
+
+A day's folder ``day=YYYY-MM-DD`` (Hive style, so DuckDB and pyarrow read the day as a
+column) holds one or more ``part-*.parquet`` files, each sorted by MMSI then time. A
+file is written under a temporary name, flushed to disk and renamed: a reader never
+sees half a file, and a ``.tmp`` left by a killed run is ignored and removed.
+
+Columns are the stored position's own, with the location as a GeoParquet 1.1 *native*
+``point`` geometry (a struct of x and y doubles, GeoArrow's layout) instead of WKB or a
+lon/lat pair: the coordinates are kept once, and Parquet's row-group statistics on them
+prune a spatial query even for a reader that knows no GeoParquet. The ``bbox`` covering
+column the specification defines rides beside it in 32-bit floats rounded outwards (the
+specification allows FLOAT; a point's box only has to contain it), which halves its
+cost. Doubles are stored BYTE_STREAM_SPLIT then zstd: neighbouring reports of a vessel
+share their high bytes, which that layout lines up for the compressor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pyproj
+
+from vigia.ingest.records import Position
+
+DAY_S = 86_400
+ROW_GROUP = 131_072  # rows; a vessel's track read touches one or two groups per day
+_DAY_DIR = re.compile(r"^day=(\d{4}-\d{2}-\d{2})$")
+
+POINT = pa.struct([pa.field("x", pa.float64(), False), pa.field("y", pa.float64(), False)])
+BBOX = pa.struct([pa.field(n, pa.float32(), False) for n in ("xmin", "ymin", "xmax", "ymax")])
+SCHEMA = pa.schema(
+    [
+        pa.field("mmsi", pa.int64(), False),
+        pa.field("t", pa.float64(), False),  # Unix seconds, as the store keeps it
+        pa.field("msg_type", pa.int8(), False),
+        pa.field("sog", pa.float64()),
+        pa.field("cog", pa.float64()),
+        pa.field("heading", pa.int16()),
+        pa.field("nav_status", pa.int8()),
+        pa.field("accuracy", pa.bool_()),
+        pa.field("source", pa.string()),
+        pa.field("geometry", POINT, False),
+        pa.field("bbox", BBOX, False),
+    ]
+)
+# OGC:CRS84 (longitude, latitude on WGS 84): the GeoParquet default, written out in full
+# (PROJJSON, as PROJ itself writes it) so a reader need not know that default
+CRS84: dict[str, Any] = pyproj.CRS.from_user_input("OGC:CRS84").to_json_dict()
+_DOUBLES = ["t", "sog", "cog", "geometry.x", "geometry.y"]
+_FLOATS = ["bbox.xmin", "bbox.ymin", "bbox.xmax", "bbox.ymax"]
+
+
+def day_of(t: float) -> int:
+    """The UTC day number (days since 1970-01-01) of a Unix time."""
+    return int(t // DAY_S)
+
+
+def day_name(day: int) -> str:
+    """``YYYY-MM-DD`` of a day number."""
+    return datetime.fromtimestamp(day * DAY_S, tz=UTC).strftime("%Y-%m-%d")
+
+
+def day_dir(root: Path, day: int) -> Path:
+    """The folder of one UTC day."""
+    return root / f"day={day_name(day)}"
+
+
+def archived_days(root: Path) -> list[int]:
+    """Every day that has a folder, ascending."""
+    if not root.is_dir():
+        return []
+    out = []
+    for child in root.iterdir():
+        m = _DAY_DIR.match(child.name)
+        if m and child.is_dir():
+            d = datetime.strptime(m.group(1), "%Y-%m-%d").replace(tzinfo=UTC)
+            out.append(int(d.timestamp()) // DAY_S)
+    return sorted(out)
+
+
+def parts(root: Path, day: int) -> list[Path]:
+    """A day's finished files (never a temporary one)."""
+    folder = day_dir(root, day)
+    return sorted(folder.glob("part-*.parquet")) if folder.is_dir() else []
+
+
+def _outwards(values: np.ndarray[Any, Any], up: bool) -> np.ndarray[Any, Any]:
+    f = values.astype(np.float32)
+    # float32 rounds to nearest; step the rounded value past the double when it fell short
+    short = f.astype(np.float64) < values if up else f.astype(np.float64) > values
+    target = np.float32(np.inf if up else -np.inf)
+    return np.where(short, np.nextafter(f, target), f)
+
+
+def table_from_columns(cols: dict[str, Sequence[Any]]) -> pa.Table:
+    """An archive table from store columns (``mmsi, t, msg_type, lon, lat, sog, cog,
+    heading, nav_status, accuracy, source``), in the order given."""
+    # SQLite hands booleans back as integers
+    accuracy = [None if a is None else bool(a) for a in cols["accuracy"]]
+    cols = {**cols, "accuracy": accuracy}
+    lon = np.asarray(cols["lon"], dtype=np.float64)
+    lat = np.asarray(cols["lat"], dtype=np.float64)
+    geometry = pa.StructArray.from_arrays([pa.array(lon), pa.array(lat)], fields=list(POINT))
+    bbox = pa.StructArray.from_arrays(
+        [
+            pa.array(_outwards(lon, False)),
+            pa.array(_outwards(lat, False)),
+            pa.array(_outwards(lon, True)),
+            pa.array(_outwards(lat, True)),
+        ],
+        fields=list(BBOX),
+    )
+    arrays = [
+        pa.array(cols[f.name], type=f.type) for f in SCHEMA if f.name not in ("geometry", "bbox")
+    ]
+    return pa.Table.from_arrays([*arrays, geometry, bbox], schema=SCHEMA)
+
+
+def geo_metadata() -> dict[str, Any]:
+    """The ``geo`` key of GeoParquet 1.1. No file-wide ``bbox`` (optional): a file is
+    written as it streams, before its extent is known; the covering column's row-group
+    statistics give any reader the extent."""
+    column: dict[str, Any] = {
+        "encoding": "point",
+        "geometry_types": ["Point"],
+        "crs": CRS84,
+        "edges": "planar",
+        "covering": {"bbox": {k: ["bbox", k] for k in ("xmin", "ymin", "xmax", "ymax")}},
+    }
+    return {"version": "1.1.0", "primary_column": "geometry", "columns": {"geometry": column}}
+
+
+GEO_SCHEMA = SCHEMA.with_metadata({"geo": json.dumps(geo_metadata())})
+
+
+def write_part(root: Path, day: int, name: str, tables: Iterable[pa.Table]) -> tuple[Path, int]:
+    """Write ``tables`` (each already in MMSI, time order, and each after the one
+    before) as one file of the day, durably; returns its final path and row count, or
+    no file when no rows came. Its row count is checked before it is renamed into place:
+    a file that does not hold what was handed to it never becomes visible."""
+    folder = day_dir(root, day)
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"part-{name}.parquet"
+    tmp = folder / f".part-{name}.parquet.tmp"
+    expected = 0
+    with pq.ParquetWriter(
+        tmp,
+        GEO_SCHEMA,
+        compression="zstd",
+        compression_level=9,
+        use_dictionary=["msg_type", "heading", "nav_status", "accuracy", "source", "mmsi"],
+        column_encoding=dict.fromkeys(_DOUBLES + _FLOATS, "BYTE_STREAM_SPLIT"),
+        write_statistics=True,
+        write_page_index=True,
+    ) as writer:
+        for tab in tables:
+            expected += tab.num_rows
+            writer.write_table(tab.replace_schema_metadata(GEO_SCHEMA.metadata), ROW_GROUP)
+    if expected == 0:
+        tmp.unlink()
+        return final, 0
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    written = pq.read_metadata(tmp).num_rows
+    if written != expected:
+        tmp.unlink()
+        raise OSError(f"archive file {final} holds {written} rows, not {expected}")
+    os.replace(tmp, final)
+    _fsync_dir(folder)
+    _fsync_dir(folder.parent)
+    return final, written
+
+
+def _fsync_dir(folder: Path) -> None:
+    # the rename is durable only once the folder's own entry is on disk
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_temporaries(root: Path) -> int:
+    """Delete the temporary files a killed run left; returns how many."""
+    n = 0
+    for tmp in root.glob("day=*/.part-*.parquet.tmp") if root.is_dir() else []:
+        tmp.unlink(missing_ok=True)
+        n += 1
+    return n
+
+
+def positions_from_table(tab: pa.Table) -> list[Position]:
+    """Positions from archive rows (any column order; extra columns ignored)."""
+    g = tab.column("geometry").combine_chunks()
+    cols = {n: tab.column(n).to_pylist() for n in SCHEMA.names if n not in ("geometry", "bbox")}
+    xs = g.field("x").to_pylist()
+    ys = g.field("y").to_pylist()
+    return [
+        Position(
+            mmsi=cols["mmsi"][i],
+            t=cols["t"][i],
+            msg_type=cols["msg_type"][i],
+            lon=xs[i],
+            lat=ys[i],
+            sog=cols["sog"][i],
+            cog=cols["cog"][i],
+            heading=cols["heading"][i],
+            nav_status=cols["nav_status"][i],
+            accuracy=cols["accuracy"][i],
+            source=cols["source"][i] or "",
+        )
+        for i in range(tab.num_rows)
+    ]

@@ -130,8 +130,11 @@ def serve(
     proc = subprocess.Popen(args, cwd=ROOT, env=env)
     if mode == "--worker-only":
         return proc
-    deadline = time.monotonic() + 60
+    # as generous as the tests' Service: a loaded machine takes long to import the app
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"vigia serve exited with status {proc.returncode}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 return proc

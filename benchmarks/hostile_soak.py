@@ -153,7 +153,7 @@ def main() -> int:
     base = f"http://127.0.0.1:{port}"
     failed = False
     try:
-        for _ in range(300):
+        for _ in range(600):  # up to 2 min, as the tests allow: a loaded machine imports slowly
             try:
                 urllib.request.urlopen(f"{base}/healthz", timeout=1).read()
                 break

@@ -231,7 +231,7 @@ def main() -> int:
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
+        for _ in range(600):  # up to 2 min, as the tests allow: a loaded machine imports slowly
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
                     break

@@ -185,7 +185,9 @@ def main() -> int:
                     f"feed sentence -> row: {time.time() - sent:.2f} s "
                     f"({'SSE' if streaming else 'no /leads/stream: 5 s poll fallback'})"
                 )
-                page.screenshot(path=str(ROOT / "build" / "screenshots" / "bench-20k.png"))
+                # a smoke run must not overwrite the real run's picture
+                shot = "bench-quick.png" if args.quick else "bench-20k.png"
+                page.screenshot(path=str(ROOT / "build" / "screenshots" / shot))
                 browser.close()
             stop.set()
         finally:

@@ -1,7 +1,7 @@
 """Latency of ``GET /vessels?bbox=`` over HTTP on PostGIS with 100,000 vessels loaded.
 
 Usage: python -m benchmarks.api [--vessels 100000] [--requests 300] [--reps 3]
-                                [--size-deg 1.0] [--limit 1000]
+                                [--size-deg 1.0] [--limit 1000] [--quick]
 
 Creates (and drops) a database on the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s
 server), loads one latest position for each of ``--vessels`` vessels spread over Brazilian
@@ -19,6 +19,8 @@ random ``--size-deg`` viewports from this process over a keep-alive connection:
 
 Prints the median over ``--reps`` runs of p50 and p99 (milliseconds), the ratio against
 the baseline, the features per response, and the ingest rate during the measurement.
+``--quick`` (a smoke run): 2,000 vessels, 20 requests, one rep, every phase, the
+repository's real sample as the traffic.
 """
 
 from __future__ import annotations
@@ -41,13 +43,13 @@ import httpx  # noqa: E402
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
 
+from benchmarks._data import corpus  # noqa: E402
 from vigia.ingest.records import Position  # noqa: E402
 from vigia.service.db.store import open_repository  # noqa: E402
 from vigia.service.http.app import new_api_key  # noqa: E402
 from vigia.service.http.deps import hash_key  # noqa: E402
 
 BRAZIL = (-48.0, -28.0, -34.0, -2.0)  # the coast out to about 200 nm
-CORPUS = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
 ADMIN_URL = os.environ.get(
     "VIGIA_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/vigia_test"
 )
@@ -128,8 +130,11 @@ def serve(
     proc = subprocess.Popen(args, cwd=ROOT, env=env)
     if mode == "--worker-only":
         return proc
-    deadline = time.monotonic() + 60
+    # as generous as the tests' Service: a loaded machine takes long to import the app
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"vigia serve exited with status {proc.returncode}")
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 return proc
@@ -173,12 +178,12 @@ class PacedFeed:
     """A TCP feed on 127.0.0.1 sending the corpus over and over at ``rate`` lines/s, the
     way a live AIS network feed arrives."""
 
-    def __init__(self, rate: int) -> None:
+    def __init__(self, rate: int, traffic: Path) -> None:
         self.server = socket.create_server(("127.0.0.1", 0))
         self.address = f"127.0.0.1:{self.server.getsockname()[1]}"
         self.rate = rate
         self.stop = threading.Event()
-        self.lines = CORPUS.read_bytes().splitlines(keepends=True)
+        self.lines = traffic.read_bytes().splitlines(keepends=True)
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self) -> None:
@@ -215,7 +220,7 @@ def run_phase(
     feeds the in-process worker from a paced TCP feed instead of files."""
     port = free_port()
     procs = []
-    feed = PacedFeed(feed_rate) if feed_rate else None
+    feed = PacedFeed(feed_rate, args.corpus) if feed_rate else None
     if split:
         procs.append(serve(url, free_port(), files, "--worker-only"))
         time.sleep(3)  # let the worker get going
@@ -228,7 +233,7 @@ def run_phase(
         with httpx.Client(
             base_url=f"http://127.0.0.1:{port}", headers={"X-API-Key": key}, timeout=30
         ) as client:
-            measure(client, 20, args.size_deg, args.limit, 0)  # warm-up
+            measure(client, args.warmup, args.size_deg, args.limit, 0)
             for rep in range(args.reps):
                 before, t0 = lines_read(client) if files else 0, time.perf_counter()
                 ms, feats = measure(client, args.requests, args.size_deg, args.limit, rep + 1)
@@ -254,14 +259,20 @@ def main() -> int:
     p.add_argument("--limit", type=int, default=1000)
     p.add_argument("--replays", type=int, default=20, help="times the corpus is replayed")
     p.add_argument("--feed-rate", type=int, default=2_000, help="live feed lines/s")
+    p.add_argument("--quick", action="store_true", help="small sizes, every phase: a smoke run")
     args = p.parse_args()
+    args.warmup = 20
+    if args.quick:
+        args.vessels, args.requests, args.reps, args.replays = 2_000, 20, 1, 2
+        args.feed_rate, args.warmup = 500, 3
+    args.corpus = corpus(args.quick)
     url, name = temp_database()
     try:
         t = time.perf_counter()
         key = load(url, args.vessels)
         print(f"loaded {args.vessels} vessels' latest positions in {time.perf_counter() - t:.1f} s")
         base, feats, _ = run_phase(url, key, args, None)
-        replay = [str(CORPUS)] * args.replays
+        replay = [str(args.corpus)] * args.replays
         phases = [
             (
                 "API and worker in one process, replaying at full speed",

@@ -7,7 +7,9 @@
   shapely on the same basemap), and fast-path disagreements with the exact method.
 Baseline in the same run: the reference method's own rate.
 
-    python -m benchmarks.ballast [--points 1000000] [--runs 5] [--sample 100]
+    python -m benchmarks.ballast [--points 1000000] [--runs 5] [--sample 100] [--quick]
+
+``--quick`` (a smoke run): 20,000 points, one run, a sample of 10.
 """
 
 from __future__ import annotations
@@ -48,12 +50,15 @@ def median_rate(fn: Callable[[], Any], n: int, runs: int) -> float:
 
 def main() -> int:
     """Run and print the figures."""
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--exact-points", type=int, default=200_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--sample", type=int, default=100)
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = ap.parse_args()
+    if args.quick:
+        args.points, args.exact_points, args.runs, args.sample = 20_000, 5_000, 1, 10
     rng = np.random.default_rng(2024)
     a = get_assessor()
     x0, y0, x1, y1 = WINDOW

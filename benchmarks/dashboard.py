@@ -1,7 +1,7 @@
 """The dashboard in the real browser with 20,000 vessels moving: frame time and the time
 from a lead event to its row in the panel.
 
-Usage: python -m benchmarks.dashboard [--vessels 20000] [--period 5] [--seconds 20]
+Usage: python -m benchmarks.dashboard [--vessels 20000] [--period 5] [--seconds 20] [--quick]
 
 Runs ``vigia serve`` (SQLite, in a temporary folder) fed over a real TCP socket, puts
 ``--vessels`` synthetic vessels (type 1 reports, moving at 5-20 kn) off the Brazilian
@@ -18,7 +18,8 @@ period. Measured in the page:
   includes the service's flush and, without /leads/stream, the page's 5 s poll).
 
 Software WebGL on a shared 2-core machine is the worst case; a duty officer's desktop
-with a GPU draws faster.
+with a GPU draws faster. ``--quick`` (a smoke run): 500 vessels moving every second,
+2 s of frames each way, 3 injected leads.
 """
 
 from __future__ import annotations
@@ -121,7 +122,10 @@ def main() -> int:
     ap.add_argument("--period", type=float, default=5.0)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--leads", type=int, default=20)
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = ap.parse_args()
+    if args.quick:
+        args.vessels, args.period, args.seconds, args.leads = 500, 1.0, 2.0, 3
 
     with tempfile.TemporaryDirectory() as tmp:
         svc = Service(Path(tmp)).start()
@@ -181,7 +185,9 @@ def main() -> int:
                     f"feed sentence -> row: {time.time() - sent:.2f} s "
                     f"({'SSE' if streaming else 'no /leads/stream: 5 s poll fallback'})"
                 )
-                page.screenshot(path=str(ROOT / "build" / "screenshots" / "bench-20k.png"))
+                # a smoke run must not overwrite the real run's picture
+                shot = "bench-quick.png" if args.quick else "bench-20k.png"
+                page.screenshot(path=str(ROOT / "build" / "screenshots" / shot))
                 browser.close()
             stop.set()
         finally:

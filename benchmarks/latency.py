@@ -1,7 +1,7 @@
 """Live delivery latency: from a rule-breaking sentence leaving a TCP feed to the lead
 arriving on an SSE client and at a webhook receiver, with ``vigia serve`` on PostGIS.
 
-Usage: python -m benchmarks.latency [--rate 6000] [--seconds 40] [--every 0.5]
+Usage: python -m benchmarks.latency [--rate 6000] [--seconds 40] [--every 0.5] [--quick]
 
 Creates (and drops) a database on the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s
 server) and runs ``vigia serve`` as a real process (API, worker and webhook dispatcher
@@ -18,7 +18,8 @@ A viewer-keyed SSE client on ``/leads/stream`` and a webhook receiver (signature
 verified with ``standardwebhooks``) note when each lead arrives. Two phases in the same
 run: the baseline with no background traffic, then the same breakers under ``--rate``.
 Prints p50/p99 (ms) per channel, the SAR-DISTRESS p99, how many arrived, and the
-ingest rate the service sustained.
+ingest rate the service sustained. ``--quick`` (a smoke run): 4 s of breakers per phase
+under 500 lines/s of the repository's real sample, shorter settling.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ import numpy as np  # noqa: E402
 from httpx_sse import connect_sse  # noqa: E402
 from standardwebhooks import Webhook  # noqa: E402
 
-from benchmarks.api import CORPUS, drop_database, temp_database  # noqa: E402
+from benchmarks._data import corpus  # noqa: E402
+from benchmarks.api import drop_database, temp_database  # noqa: E402
 from scripts import aisgen  # noqa: E402
 
 KEY = "latency-bench-admin-key-0123456789abcdefghijkl"
@@ -61,7 +63,7 @@ def _free_port() -> int:
 class Feed:
     """One TCP feed: the corpus at ``rate`` lines/s plus breakers, timed as they leave."""
 
-    def __init__(self) -> None:
+    def __init__(self, traffic: Path) -> None:
         self.server = socket.create_server(("127.0.0.1", 0))
         self.address = f"127.0.0.1:{self.server.getsockname()[1]}"
         self.rate = 0
@@ -69,7 +71,7 @@ class Feed:
         self.breakers: queue.Queue[tuple[str, bytes]] = queue.Queue()
         self.sent_at: dict[str, float] = {}
         self.stop = threading.Event()
-        self.lines = CORPUS.read_bytes().splitlines(keepends=True)
+        self.lines = traffic.read_bytes().splitlines(keepends=True)
         threading.Thread(target=self._run, daemon=True).start()
 
     def _run(self) -> None:
@@ -175,16 +177,16 @@ def percentiles(delays: list[float]) -> str:
 
 
 def run_phase(feed: Feed, rate: int, seconds: float, every: float, start_k: int,
-              sse: dict[str, float], hooks: dict[str, float]) -> int:  # fmt: skip
+              settle: float) -> int:  # fmt: skip
     feed.rate = rate
-    time.sleep(2.0)  # let the service settle at this rate
+    time.sleep(settle)  # let the service settle at this rate
     k = start_k
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         feed.breakers.put(breaker_lines(k))
         k += 1
         time.sleep(every)
-    time.sleep(5.0)  # let the last ones arrive
+    time.sleep(2.5 * settle)  # let the last ones arrive
     return k
 
 
@@ -206,9 +208,13 @@ def main() -> int:
     p.add_argument("--rate", type=int, default=6_000, help="background lines/s")
     p.add_argument("--seconds", type=float, default=40.0, help="seconds of breakers per phase")
     p.add_argument("--every", type=float, default=0.5, help="seconds between breakers")
+    p.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = p.parse_args()
+    settle = 2.0
+    if args.quick:
+        args.rate, args.seconds, settle = 500, 4.0, 1.0
+    feed, rx = Feed(corpus(args.quick)), Receiver()
     url, name = temp_database()
-    feed, rx = Feed(), Receiver()
     port = _free_port()
     work = Path(tempfile.mkdtemp(prefix="vigia-latency-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
@@ -225,7 +231,7 @@ def main() -> int:
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
+        for _ in range(600):  # up to 2 min, as the tests allow: a loaded machine imports slowly
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
                     break
@@ -239,12 +245,12 @@ def main() -> int:
         threading.Thread(target=sse_listener, args=(base, sse, ready), daemon=True).start()
         ready.wait(30)
         got = {"SSE": sse, "webhook": rx.got}
-        k = run_phase(feed, 0, args.seconds, args.every, 0, sse, rx.got)
+        k = run_phase(feed, 0, args.seconds, args.every, 0, settle)
         report("baseline: breakers only, no background traffic", list(feed.sent_at), feed, got)
         before = set(feed.sent_at)
         lines0, t0 = _lines(base), time.monotonic()
         bg0 = feed.sent_bg
-        run_phase(feed, args.rate, args.seconds, args.every, k, sse, rx.got)
+        run_phase(feed, args.rate, args.seconds, args.every, k, settle)
         lines1, t1 = _lines(base), time.monotonic()
         sent = (feed.sent_bg - bg0) / (t1 - t0)
         report(f"under load: {args.rate:,} lines/s of real AIS on the same feed",

@@ -215,7 +215,7 @@ def main() -> int:
                 raise SystemExit(f"message counts differ: {n} {got} {ingested} {records}")
         py, ing, vg = (statistics.median(x) for x in (py_rates, ing_rates, vg_rates))
         paired = statistics.median(v / p for v, p in zip(vg_rates, py_rates, strict=True))
-        print(f"bare pyais decode : {py:10,.0f} msg/s (median of {args.runs}, CPU time)")
+        print(f"bare pyais decode : {py:10,.0f} msg/s (median of {args.runs}, CPU time; baseline)")
         print(f"vigia ingest only : {ing:10,.0f} msg/s  (ratio {ing / py:.2f})")
         print(f"vigia replay      : {vg:10,.0f} msg/s, {leads} leads")
         print(f"ratio vigia replay / bare pyais: {vg / py:.2f}  (goal >= 1.5)")

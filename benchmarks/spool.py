@@ -1,6 +1,6 @@
 """What the durable spool costs the writer's submit path.
 
-Usage: python -m benchmarks.spool [--positions N] [--batch B] [--reps R]
+Usage: python -m benchmarks.spool [--positions N] [--batch B] [--reps R] [--quick]
 
 Submits N positions in batches of B (the worker hands the writer 2,000 at a time) to a
 BufferedWriter whose database is unreachable (so its thread only retries and the figure is
@@ -8,6 +8,7 @@ the submit path alone), alternately without and with a spool in a temporary fold
 times; prints the median microseconds per position of each, the ratio spool / no spool,
 and, for scale, what decoding one line of real NMEA costs in this process. Then the whole
 writer, submit to flushed, into a fresh SQLite file, with and without the spool.
+``--quick`` (a smoke run): 10,000 positions, one run each, the repository's real sample.
 """
 
 from __future__ import annotations
@@ -19,16 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-from vigia.ingest.decoder import Ingestor  # noqa: E402
-from vigia.ingest.records import Position  # noqa: E402
-from vigia.ingest.sources import FileSource  # noqa: E402
-from vigia.service.db.store import open_repository  # noqa: E402
-from vigia.service.runtime.writer import BufferedWriter  # noqa: E402
+from benchmarks._data import corpus
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import Position
+from vigia.ingest.sources import FileSource
+from vigia.service.db.store import open_repository
+from vigia.service.runtime.writer import BufferedWriter
 
 DEAD = "postgresql+psycopg://postgres@127.0.0.1:9/nothing"
-NMEA = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
 
 
 def batches(n: int, size: int) -> list[list[Position]]:
@@ -77,12 +76,10 @@ def run_stored(work: list[list[Position]], with_spool: bool) -> float:
     return spent
 
 
-def decode_us_per_line(limit: int = 20_000) -> float | None:
-    """Microseconds of CPU to decode one line of the shared corpus (None if absent)."""
-    if not NMEA.exists():
-        return None
+def decode_us_per_line(nmea: Path, limit: int = 20_000) -> float:
+    """Microseconds of CPU to decode one line of real NMEA (the first ``limit`` lines)."""
     lines = []
-    for line in FileSource(str(NMEA)).lines():
+    for line in FileSource(str(nmea)).lines():
         lines.append(line)
         if len(lines) >= limit:
             break
@@ -100,7 +97,11 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=200_000)
     ap.add_argument("--batch", type=int, default=2_000)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = ap.parse_args()
+    if args.quick:
+        args.positions, args.reps = 10_000, 1
+    nmea = corpus(args.quick)
     logging.disable(logging.CRITICAL)  # the dead store's retries are expected
     work = batches(args.positions, args.batch)
     plain: list[float] = []
@@ -116,7 +117,7 @@ def main() -> int:
         ratios.append(b / a)
     p, s = statistics.median(plain), statistics.median(spooled)
     print(f"{args.positions} positions in batches of {args.batch}, {args.reps} runs each")
-    print(f"submit without spool: {p:.3f} us/position (median)")
+    print(f"submit without spool: {p:.3f} us/position (median; the baseline)")
     print(f"submit with spool:    {s:.3f} us/position (median); {size / args.positions:.0f} B each")
     print(
         f"ratio spool/none: {s / p:.2f} (median of per-run ratios {statistics.median(ratios):.2f})"
@@ -133,10 +134,9 @@ def main() -> int:
     print(f"end to end into SQLite ({n_store} positions, submit + flush): "
           f"{n_store / ma:,.0f}/s without, {n_store / mb:,.0f}/s with spool, "
           f"ratio {mb / ma:.2f}")  # fmt: skip
-    dec = decode_us_per_line()
-    if dec is not None:
-        print(f"for scale, decoding one NMEA line: {dec:.1f} us CPU; the spool adds "
-              f"{(s - p) / dec * 100:.1f}% of that")  # fmt: skip
+    dec = decode_us_per_line(nmea)
+    print(f"for scale, decoding one NMEA line: {dec:.1f} us CPU; the spool adds "
+          f"{(s - p) / dec * 100:.1f}% of that")  # fmt: skip
     return 0
 
 

@@ -1,6 +1,6 @@
 """Store throughput and query latency on PostGIS, with the ingest rate beside them.
 
-Usage: python -m benchmarks.store [--reps 3] [--positions 200000] [--vessels 100000]
+Usage: python -m benchmarks.store [--reps 3] [--positions 200000] [--vessels 100000] [--quick]
 
 Connects to ``VIGIA_BENCH_DATABASE_URL`` or creates (and drops) a temporary database on
 the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s server). Prints medians of:
@@ -11,6 +11,9 @@ the machine's PostgreSQL (``VIGIA_TEST_DATABASE_URL``'s server). Prints medians 
   (above 1: the store keeps up with decoding on one core);
 - ``latest_positions(bbox)`` p50/p99 with 100,000 vessels' latest positions loaded, idle
   and while a writer ingests at the same time.
+
+``--quick`` (a smoke run): one repetition of 5,000 positions, 5,000 vessels, 30 queries,
+the repository's real sample decoded.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from benchmarks._data import corpus as real_nmea  # noqa: E402
 from vigia.ingest.decoder import Ingestor  # noqa: E402
 from vigia.ingest.records import Position  # noqa: E402
 from vigia.ingest.sources import FileSource  # noqa: E402
@@ -37,7 +41,6 @@ from vigia.service.db.repository import SqlRepository  # noqa: E402
 from vigia.service.db.store import open_repository  # noqa: E402
 from vigia.service.runtime.writer import BufferedWriter  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "data" / "ais" / "corpus_mix100k.nmea"
 ADMIN = os.environ.get(
     "VIGIA_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/vigia_test"
 )
@@ -182,11 +185,15 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=200_000)
     ap.add_argument("--vessels", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = ap.parse_args()
+    if args.quick:
+        args.reps, args.positions, args.vessels, args.queries = 1, 5_000, 5_000, 30
+    nmea = real_nmea(args.quick)
 
     decode_rates, corpus = [], []
     for _ in range(args.reps):
-        corpus, dt = decode(CORPUS)
+        corpus, dt = decode(nmea)
         decode_rates.append(len(corpus) / dt)
     ingest = statistics.median(decode_rates)
 

@@ -125,7 +125,7 @@ def service(url: str, workdir: Path) -> dict[str, float]:
     base = f"http://127.0.0.1:{free}"
     h = {"X-API-Key": KEY}
     try:
-        for _ in range(300):
+        for _ in range(600):  # up to 2 min, as the tests allow: a loaded machine imports slowly
             try:
                 if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
                     break

@@ -1,6 +1,6 @@
 """Zone evaluation throughput: 5,000+ zones of mixed kinds, 1,000,000 positions, one core.
 
-Usage: python -m benchmarks.zones [--zones 5000] [--positions 1000000] [--runs 5]
+Usage: python -m benchmarks.zones [--zones 5000] [--positions 1000000] [--runs 5] [--quick]
 
 Zones: the bundled catalogue plus synthetic ones strewn along the Brazilian coast from
 Chuí to Amapá (platforms, military points and footprints, beach baselines, and area
@@ -8,7 +8,8 @@ polygons of every area kind). Positions: a mix of traffic near zones (within a f
 and open-sea traffic over the whole coastal box, as a national feed would carry. Prints
 the median positions/s of ``ZoneIndex.evaluate`` and the ratio against a baseline in the
 same run: the same evaluation without the grid prefilter (every position goes through
-the STRtree). Goal: 1,000,000 positions/s or more.
+the STRtree). Goal: 1,000,000 positions/s or more. ``--quick`` (a smoke run): 500 zones,
+50,000 positions, one run.
 """
 
 from __future__ import annotations
@@ -121,7 +122,10 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--near", type=float, default=0.2, help="fraction of positions near zones")
+    ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = ap.parse_args()
+    if args.quick:
+        args.zones, args.positions, args.runs = 500, 50_000, 1
     rng = np.random.default_rng(2026)
     zones = load_zones([bundled_zones_dir()]) + synthetic_zones(rng, args.zones)
     t0 = time.perf_counter()

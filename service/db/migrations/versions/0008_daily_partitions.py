@@ -20,7 +20,7 @@ from alembic import op
 from sqlalchemy import text
 
 revision = "0008_daily_partitions"
-down_revision = "0006_authorised_vessels"
+down_revision = "0007_lead_version"
 branch_labels = None
 depends_on = None
 

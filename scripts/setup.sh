@@ -33,7 +33,9 @@ if ! command -v gpsd >/dev/null 2>&1 && [ ! -x /usr/sbin/gpsd ]; then
   # the tests start their own daemon; the packaged service must not hold port 2947
   systemctl disable --now gpsd.socket gpsd.service >/dev/null 2>&1 || true
 fi
-python3 -m uv sync --locked --extra dev
+# bytecode compiled once at install: with PYTHONDONTWRITEBYTECODE set (as on CI
+# machines), every test process and server start would otherwise recompile every import
+python3 -m uv sync --locked --extra dev --compile-bytecode
 
 # pdftoppm/pdftotext: the document tests turn the drafted PDFs into images and text
 if ! command -v pdftoppm >/dev/null 2>&1; then

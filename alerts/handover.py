@@ -69,7 +69,8 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
             nxt._open.add(mmsi)
     nxt._vessels = old._vessels
     nxt._now = old._now
-    nxt._last_sweep = old._last_sweep
+    nxt._eras = old._eras
+    nxt._swept = old._swept
     old._vessels = {}
     old._open.clear()
     old._pending.clear()

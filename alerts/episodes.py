@@ -42,9 +42,6 @@ class EpisodeConfig:
     installation_min_length_m: float = 100.0
     # vessels silent this long with nothing open are forgotten
     forget_after_s: float = 3600.0
-    # records this far from every clock of the stream start another era (a replay of an
-    # archive from another year): each vessel is judged silent on its own era's clock
-    era_gap_s: float = 30 * 86_400.0
     approach: ApproachPolicy = field(default_factory=ApproachPolicy)
 
 

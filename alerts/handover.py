@@ -69,8 +69,7 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
             nxt._open.add(mmsi)
     nxt._vessels = old._vessels
     nxt._now = old._now
-    nxt._eras = old._eras
-    nxt._swept = old._swept
+    nxt._last_sweep = old._last_sweep
     old._vessels = {}
     old._open.clear()
     old._pending.clear()

@@ -30,15 +30,7 @@ from vigia.alerts.rules import (
     is_allowed,
     propulsion,
 )
-from vigia.alerts.tracking import (
-    KN,
-    EraClocks,
-    Hit,
-    VesselState,
-    is_glitch,
-    metres,
-    update_stop_timer,
-)
+from vigia.alerts.tracking import KN, Hit, VesselState, is_glitch, metres, update_stop_timer
 from vigia.ingest.records import Position, Record, VesselInfo
 from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
@@ -71,8 +63,7 @@ class LeadPipeline:
         self._open: set[int] = set()
         self._closed: list[Lead] = []
         self._now = -math.inf
-        self._eras = EraClocks(self.config.era_gap_s)
-        self._swept: dict[int, float] = {}  # era -> its clock at the last forget sweep
+        self._last_sweep = -math.inf
         self._distress = DistressTracker(index, self.config)
         self._aton = AtonWatch(aton, registry)
         self.counters: dict[str, int] = {
@@ -120,8 +111,6 @@ class LeadPipeline:
         vessels = self._vessels
         stop_sog = self.config.anchor_sog_kn
         registry = self.registry
-        eras = self._eras
-        clocks, gap = eras.clocks, eras.gap_s
         for item in seq:
             if type(item) is not int:
                 registry.update(item)  # type: ignore[arg-type]
@@ -147,53 +136,32 @@ class LeadPipeline:
                 vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat  # type: ignore[assignment]
                 if t > self._now:
                     self._now = t
-                # inline EraClocks.note: most records only move their era's clock
-                e = vs.era
-                c = clocks[e]
-                if t > c:
-                    if t - c < gap:
-                        clocks[e] = t
-                    else:
-                        vs.era = eras.note(t, e)
-                elif c - t >= gap:
-                    vs.era = eras.note(t, e)
             else:
                 self._feed(pos, h)
         return self._drain()
 
     def expire(self, now: float) -> list[Lead]:
         """Close episodes of vessels clear or silent past the hysteresis at stream time
-        ``now``; also settles look-ahead fixes that waited too long. Each vessel is
-        judged on the clock of its own era (see ``EraClocks``): ``now`` moves the clock
-        of the era it falls in, so a live feed's wall time ends silent episodes."""
+        ``now``; also settles look-ahead fixes that waited too long."""
         cfg = self.config
         self._now = max(self._now, now)
-        eras = self._eras
-        eras.advance(now)
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
-            if vs.pending is not None and eras.of(vs) - vs.pending[0].t > cfg.lookahead_s:
+            if vs.pending is not None and now - vs.pending[0].t > cfg.lookahead_s:
                 pos, hits, info = vs.pending
                 vs.pending = None
                 self._pending.discard(mmsi)
                 self._apply(vs, pos, hits, info)
         for mmsi in list(self._open):
-            vs = self._vessels[mmsi]
-            self._close_stale(mmsi, vs, eras.of(vs))
+            self._close_stale(mmsi, self._vessels[mmsi], now)
         self._closed += self._distress.expire(now) + self._aton.expire(now)
-        due = {
-            i
-            for i, clock in enumerate(eras.clocks)
-            if clock - self._swept.get(i, -math.inf) > cfg.forget_after_s
-        }
-        if due:
-            self._swept.update({i: eras.clocks[i] for i in due})
+        if now - self._last_sweep > cfg.forget_after_s:
+            self._last_sweep = now
             stale = [
                 m
                 for m, vs in self._vessels.items()
-                if vs.era in due
-                and vs.last_t is not None
-                and eras.of(vs) - vs.last_t > cfg.forget_after_s
+                if vs.last_t is not None
+                and now - vs.last_t > cfg.forget_after_s
                 and not vs.episodes
                 and vs.pending is None
             ]
@@ -264,7 +232,6 @@ class LeadPipeline:
             vs = self._vessels[pos.mmsi] = VesselState()
         if pos.t > self._now:
             self._now = pos.t
-        vs.era = self._eras.note(pos.t, vs.era)
         if vs.pending is not None:
             q, qhits, qinfo = vs.pending
             vs.pending = None

@@ -22,9 +22,7 @@ Hit = tuple[int, float]  # (zone index, distance to the reference geometry in me
 class VesselState:
     """What the pipeline remembers of one vessel between fixes."""
 
-    __slots__ = (
-        "approaches", "episodes", "era", "last_lat", "last_lon", "last_t", "pending", "stop_t",
-    )  # fmt: skip
+    __slots__ = ("approaches", "episodes", "last_lat", "last_lon", "last_t", "pending", "stop_t")
 
     def __init__(self) -> None:
         self.last_t: float | None = None
@@ -36,52 +34,6 @@ class VesselState:
         self.stop_t: float | None = None
         self.episodes: dict[tuple[str, int], Episode] | None = None
         self.approaches: dict[int, Approach] | None = None
-        self.era = 0  # which of the stream's clocks (EraClocks) this vessel's time runs on
-
-
-class EraClocks:
-    """The stream's clocks, one per era: the latest time of the records of each run of
-    times no more than ``gap_s`` apart.
-
-    A vessel's silence is measured on the clock of its own era. One clock for the whole
-    stream (the latest time seen) made verdicts depend on other vessels' records: after
-    an archive of 2024, the vessels of a 2021 archive replayed next looked silent for three
-    years between any two of their fixes, so their look-ahead fixes were settled unchecked,
-    their episodes closed after every batch and their stop timers forgotten. A live feed
-    has one era; only a jump of more than ``gap_s`` starts another."""
-
-    __slots__ = ("clocks", "gap_s")
-
-    def __init__(self, gap_s: float) -> None:
-        self.gap_s = gap_s
-        self.clocks: list[float] = []
-
-    def note(self, t: float, era: int) -> int:
-        """The era of a record at ``t`` of a vessel last in ``era``, its clock advanced."""
-        clocks = self.clocks
-        if era < len(clocks):
-            c = clocks[era]
-            if abs(t - c) < self.gap_s:
-                if t > c:
-                    clocks[era] = t
-                return era
-        for i, c in enumerate(clocks):
-            if abs(t - c) < self.gap_s:
-                if t > c:
-                    clocks[i] = t
-                return i
-        clocks.append(t)
-        return len(clocks) - 1
-
-    def advance(self, now: float) -> None:
-        """Move the clock of the era ``now`` falls in (a live feed's wall time) to it."""
-        for i, c in enumerate(self.clocks):
-            if now > c and now - c < self.gap_s:
-                self.clocks[i] = now
-
-    def of(self, vs: VesselState) -> float:
-        """The clock of the vessel's era (-inf before its first record)."""
-        return self.clocks[vs.era] if vs.era < len(self.clocks) else -math.inf
 
 
 def metres(lon1: float, lat1: float, lon2: float, lat2: float) -> float:

@@ -251,7 +251,7 @@ class BatchIngestor(Ingestor):
                             n_stale += 1
                             continue
                     mark = -1  # where salvaged records start, if any
-                    if not c.lines & _EXPIRE_MASK and reasm.pending:
+                    if reasm.pending and (rx > self._due_rx or not c.lines & _EXPIRE_MASK):
                         mark = len(out)
                         self._made_position = False
                         salvaged = self._expire(rx, t)

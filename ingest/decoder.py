@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 
 from vigia.ingest.ais import Undecodable, UnsupportedType, decode_payload
@@ -12,8 +13,10 @@ from vigia.ingest.nmea import (
     Reassembler,
     TagBlock,
     TagBlockError,
+    complete_messages,
     nmea_checksum,
     parse_tag_block,
+    whole_message,
 )
 from vigia.ingest.records import Position, RawLine, Record, StaticData
 from vigia.ingest.registry import VesselRegistry
@@ -24,8 +27,8 @@ _HEXVAL = {
 }
 _AIS_TYPES = frozenset(("VDM", "VDO"))
 _SMALL = {str(i): i for i in range(10)}
-# every 4096 lines pending fragments are checked against the timeout even if no new
-# fragment arrives
+# every 4096 lines pending fragments are also checked against the timeout in message
+# time (a replay reads hours in seconds; see Reassembler.expire)
 _EXPIRE_MASK = 4095
 _TAG_CACHE = 1024  # parsed tag blocks kept (cleared whole when full)
 #: longest line accepted: NMEA's 82 characters, a tag block (ORBCOMM's run to ~70) and
@@ -73,6 +76,12 @@ class Ingestor:
         self._header: dict[tuple[str, str], float] = {}  # $PGHP time per feed and peer
         self._dups: dict[str, float] = {}  # untimed payloads of the current read -> time
         self._dups_read = float("nan")
+        # when the oldest pending message times out in receipt time: one comparison per
+        # line finds it, so a group that never completes is decoded by the first line
+        # received after its timeout, not thousands of lines later. Not in message time:
+        # satellite feeds interleave reports tens of minutes apart, and a group must not
+        # be given up because a single report between its lines is "later"
+        self._due_rx = math.inf
 
     def feed(self, line: RawLine) -> list[Record]:
         """Ingest one line; return the records it completes (often one, maybe none)."""
@@ -88,7 +97,9 @@ class Ingestor:
 
     def flush(self) -> list[Record]:
         """End of input: decode what can be salvaged, count the rest as orphans."""
-        return self._give_up(self._reasm.drain()) or []
+        out = self._give_up(self._reasm.drain()) or []
+        self._arm()
+        return out
 
     @property
     def pending_fragments(self) -> int:
@@ -184,7 +195,9 @@ class Ingestor:
 
             if total == 1 and (tag is None or tag.group_total <= 1):
                 salvaged = None
-                if not c.lines & _EXPIRE_MASK and self._reasm.pending:
+                if self._reasm.pending and (
+                    received_at > self._due_rx or not c.lines & _EXPIRE_MASK
+                ):
                     salvaged = self._expire(received_at, t)
                 if t is None:
                     c.untimed += 1
@@ -261,58 +274,75 @@ class Ingestor:
     ) -> list[Record] | None:
         salvaged = self._expire(frag.received, frag.time)
         parts, dropped = self._reasm.add(key, total, frag, frag.received)
+        self._arm()
         if dropped:
             salvaged = _join(salvaged, self._give_up(dropped))
         if parts is None:
             return salvaged
-        return _join(salvaged, self._complete(parts, feed, len(parts)))
+        return _join(salvaged, self._salvage(parts, feed, len(parts), given_up=False))
 
-    def _complete(self, parts: list[Fragment], feed: str, nlines: int) -> list[Record] | None:
-        """Decode a complete group or message; every line in ``parts`` gets one outcome."""
+    def _arm(self) -> None:
+        """Note when the oldest pending message times out (after the pending set changed)."""
+        oldest = self._reasm.oldest()
+        self._due_rx = math.inf if oldest is None else oldest[0] + self.fragment_timeout_s
+
+    def _salvage(
+        self, parts: list[Fragment], feed: str, nlines: int, *, given_up: bool
+    ) -> list[Record] | None:
+        """Decode every complete AIS message among a group's lines; each line gets one
+        outcome. One message (with its signal report) is decoded whole, the report's
+        figures on it. Several (reports sharing a group, or a report beside a two-part
+        message) are decoded each alone, timed and placed by the group's first line when
+        they say nothing; the other lines are ``non_ais``. AIS lines of no complete
+        message are orphans in a group given up, undecodable in a complete one."""
         c = self.counters
         ais = [p for p in parts if p.payload is not None]
-        if not ais:
-            c.non_ais += nlines
+        if ais and whole_message(ais):
+            return self._message(parts, feed, nlines, parts)
+        messages, left = complete_messages(ais)
+        if messages:
+            c.non_ais += nlines - len(ais)
+        elif not ais and not given_up:
+            c.non_ais += nlines  # a complete group of signal reports alone
             return None
-        if not _whole(ais):
-            if all(p.total == 1 for p in ais):  # single-sentence messages sharing a group
-                c.non_ais += nlines - len(ais)
-                out: list[Record] | None = None
-                for p in ais:
-                    out = _join(out, self._message([p], feed, 1, p.extras))
-                return out
-            c.undecodable += nlines
-            return None
+        else:
+            left = nlines
+        if given_up:
+            c.orphan_fragment += left
+        else:
+            c.undecodable += left
+        out: list[Record] | None = None
+        for msg in messages:
+            out = _join(out, self._message(msg, feed, len(msg), parts))
+        return out
+
+    def _message(
+        self, parts: list[Fragment], feed: str, nlines: int, group: list[Fragment]
+    ) -> list[Record] | None:
+        ais = [p for p in parts if p.payload is not None]
+        payload = "".join(p.payload for p in ais if p.payload is not None)
         extras: dict[str, float] | None = None
         for p in parts:
             if p.extras:
                 extras = {**(extras or {}), **p.extras}
-        return self._message(parts, feed, nlines, extras)
-
-    def _message(
-        self, parts: list[Fragment], feed: str, nlines: int, extras: dict[str, float] | None
-    ) -> list[Record] | None:
-        ais = [p for p in parts if p.payload is not None]
-        payload = "".join(p.payload for p in ais if p.payload is not None)
-        t_msg = next((p.time for p in parts if p.time is not None), None)
+        # a tag block's c: and s: often ride on the group's first line only
+        t_msg = next((p.time for p in (*parts, *group) if p.time is not None), None)
         if t_msg is None:
             self.counters.untimed += 1
             t_msg = self._receipt(parts[0].received)
-        src = next((p.station for p in parts if p.station is not None), feed)
+        src = next((p.station for p in (*parts, *group) if p.station is not None), feed)
         raw = tuple(p.line for p in parts)
         return self._decode(payload, ais[-1].fill, t_msg, src, raw, nlines, extras)
 
     def _give_up(self, dropped: list[PendingMessage]) -> list[Record] | None:
-        """Messages that will not complete: decode those whose AIS part is whole (a group
-        that lost only its signal report), count the rest's lines as orphans."""
+        """Messages that will not complete (timed out, displaced, or at the end of the
+        input): decode every complete AIS message they hold (a group that lost only its
+        signal report, or one of several reports sharing it), count the rest's lines as
+        orphans."""
         out: list[Record] | None = None
         for pend in dropped:
             parts = [pend.parts[k] for k in sorted(pend.parts)]
-            ais = [p for p in parts if p.payload is not None]
-            if ais and _whole(ais):
-                out = _join(out, self._complete(parts, pend.feed, len(parts)))
-            else:
-                self.counters.orphan_fragment += len(parts)
+            out = _join(out, self._salvage(parts, pend.feed, len(parts), given_up=True))
         self.counters.pending_evicted = self._reasm.evicted
         return out
 
@@ -354,14 +384,10 @@ class Ingestor:
         if started < now - limit or (
             now_t is not None and started_t is not None and started_t < now_t - limit
         ):
-            return self._give_up(self._reasm.expire(now, now_t))
+            out = self._give_up(self._reasm.expire(now, now_t))
+            self._arm()
+            return out
         return None
-
-
-def _whole(ais: list[Fragment]) -> bool:
-    """Whether AIS fragments (in line order) make one complete message."""
-    n = len(ais)
-    return all(p.total == n and p.snum == i for i, p in enumerate(ais, 1))
 
 
 def _join(a: list[Record] | None, b: list[Record] | None) -> list[Record] | None:

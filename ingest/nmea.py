@@ -221,3 +221,31 @@ class Reassembler:
     def pending_fragments(self) -> int:
         """Fragments currently waiting for the rest of their message."""
         return sum(len(p.parts) for p in self.pending.values())
+
+
+def whole_message(ais: list[Fragment]) -> bool:
+    """Whether AIS fragments (in line order) make one complete message."""
+    n = len(ais)
+    return all(p.total == n and p.snum == i for i, p in enumerate(ais, 1))
+
+
+def complete_messages(ais: list[Fragment]) -> tuple[list[list[Fragment]], int]:
+    """The complete messages among a group's AIS lines (in group order), and how many
+    lines belong to none."""
+    messages: list[list[Fragment]] = []
+    run: list[Fragment] = []
+    left = 0
+    for p in ais:
+        if p.snum == 1:
+            left += len(run)
+            run = [p]
+        elif run and p.snum == len(run) + 1 and p.total == run[0].total:
+            run.append(p)
+        else:
+            left += len(run) + 1
+            run = []
+            continue
+        if len(run) == run[0].total:
+            messages.append(run)
+            run = []
+    return messages, left + len(run)

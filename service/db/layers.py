@@ -79,6 +79,31 @@ class LayerStore:
         with self._tx() as conn:
             return int(conn.execute(q).scalar() or 0)
 
+    def latest_between(
+        self,
+        bbox: BBox | None,
+        start: float | None,
+        end: float | None,
+        limit: int,
+        offset: int = 0,
+    ) -> tuple[list[Position], int]:
+        """The latest positions taken between ``start`` and ``end`` (inclusive, None:
+        open) inside ``bbox``, by MMSI, and how many there are in all."""
+        v = VesselLatest
+        conds: list[Any] = []
+        if bbox is not None:
+            conds += [v.lon.between(bbox[0], bbox[2]), v.lat.between(bbox[1], bbox[3])]
+        if start is not None:
+            conds.append(v.t >= start)
+        if end is not None:
+            conds.append(v.t <= end)
+        cols = [c for c in v.__table__.columns if c.name != "geom"]
+        page = select(*cols).where(*conds).order_by(v.mmsi).limit(limit).offset(offset)
+        with self._tx() as conn:
+            rows = conn.execute(page).all()
+            total = conn.execute(select(func.count()).select_from(v).where(*conds)).scalar()
+        return [row_position(r._mapping) for r in rows], int(total or 0)
+
     def latest_position(self, mmsi: int) -> Position | None:
         """One vessel's latest position."""
         cols = [c for c in VesselLatest.__table__.columns if c.name != "geom"]

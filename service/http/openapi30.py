@@ -3,9 +3,10 @@ clients that look for it (OWSLib's ``api()`` follows a ``service-desc`` link of 
 ``application/vnd.oai.openapi+json;version=3.0``).
 
 FastAPI writes OpenAPI 3.1, whose schemas are JSON Schema 2020-12. The differences it
-uses are few and mechanical: ``null`` as a type (3.0: ``nullable``), lists of
-``examples`` in schemas (3.0: one ``example``), ``const`` and numeric
-``exclusiveMinimum``/``exclusiveMaximum``.
+uses are few and mechanical: ``info.summary`` and the licence's ``identifier`` (3.1
+only), ``null`` as a type (3.0: ``nullable``), lists of ``examples`` in schemas (3.0: one
+``example``), ``const`` and numeric ``exclusiveMinimum``/``exclusiveMaximum``.
+tests/api/test_openapi30.py holds the result to openapi-spec-validator.
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ def _schema(node: dict[str, Any]) -> None:
         node.pop(key, None)
 
 
+def _info(info: dict[str, Any]) -> None:
+    # 3.0's info has no ``summary`` and its licence no SPDX ``identifier``: the summary
+    # heads the description, so no text is lost
+    summary = info.pop("summary", None)
+    if summary:
+        description = info.get("description")
+        info["description"] = f"{summary}\n\n{description}" if description else summary
+    licence = info.get("license")
+    if isinstance(licence, dict) and "identifier" in licence:
+        identifier = licence.pop("identifier")
+        licence.setdefault("url", f"https://spdx.org/licenses/{identifier}.html")
+
+
 def _walk(node: Any) -> None:
     if isinstance(node, dict):
         for value in node.values():
@@ -68,5 +82,9 @@ def openapi_30(doc: dict[str, Any]) -> dict[str, Any]:
     out["openapi"] = "3.0.3"
     out.pop("webhooks", None)
     out.pop("jsonSchemaDialect", None)
+    _info(out.setdefault("info", {}))
+    components = out.get("components")
+    if isinstance(components, dict):
+        components.pop("pathItems", None)  # 3.1 only; FastAPI puts webhooks' there
     _walk(out)
     return out

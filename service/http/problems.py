@@ -68,7 +68,9 @@ def problem(
     if instance:
         body["instance"] = instance
     body.update(extra)
-    headers = {"WWW-Authenticate": "X-API-Key"} if status == 401 else None
+    # a standard scheme (RFC 6750), which GIS clients and browsers know how to answer;
+    # the same key is also accepted as X-API-Key
+    headers = {"WWW-Authenticate": 'Bearer realm="vigia"'} if status == 401 else None
     return ProblemResponse(body, status_code=status, headers=headers)
 
 

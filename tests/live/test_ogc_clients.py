@@ -54,6 +54,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             pos(710_000_001, T0 + 60, -40.01, -22.51, sog=8.1),
             pos(710_000_002, T0, -43.17, -22.9),
             pos(710_000_003, T0, -46.3, -24.0),  # no static data yet
+            # last seen two days before the others: 2025-11-22T16:00Z
+            pos(710_000_004, T0 - 2 * 86_400, -41.0, -23.0),
         ]
     )
     store.close()
@@ -93,7 +95,7 @@ def test_gdal_reads_every_layer_with_a_bearer_key(served: Service, tmp_path: Pat
         vessels = {int(x["mmsi"]): x for x in _read(src, "vessels")}  # type: ignore[call-overload]
         assert vessels[710_000_001]["name"] == "MARIA DO MAR"
         assert vessels[710_000_002]["name"] == "SÃO JOSÉ"
-        assert len(vessels) == 3
+        assert len(vessels) == 4
         one = vessels[710_000_001]["geometry"]
         assert (one.x, one.y) == (-40.01, -22.51)  # type: ignore[attr-defined]
         assert len(_read(src, "zones")) > 10
@@ -164,3 +166,168 @@ def test_head_on_items_and_self_links(served: Service) -> None:
     for layer in ("zones", "leads", "vessels"):
         meta = httpx.get(f"{served.base}/collections/{layer}", headers=BEARER).json()
         assert meta["extent"]["spatial"]["bbox"][0] != [-180.0, -90.0, 180.0, 90.0]
+
+
+# T0 is 2025-11-24T16:00Z. Leads: L-campos and L-sar start then and stay open; L-old ran
+# 2025-11-23T16:00Z-17:46:40Z. Vessels last seen: 1 at T0+60, 2 and 3 at T0, 4 at T0-2 days.
+DAY_OF_T0, DAY_BEFORE, TWO_DAYS_BEFORE = "2025-11-24", "2025-11-23", "2025-11-22"
+
+
+def _ids(served: Service, layer: str, query: str) -> list[str]:
+    r = httpx.get(f"{served.base}/collections/{layer}/items?{query}", headers=BEARER)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["numberMatched"] == body["numberReturned"] == len(body["features"])
+    return sorted(str(f["id"]) for f in body["features"])
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (f"datetime={DAY_OF_T0}", ["710000001", "710000002", "710000003"]),
+        (f"datetime={DAY_BEFORE}", []),
+        (f"datetime={TWO_DAYS_BEFORE}", ["710000004"]),
+        (f"datetime=../{DAY_BEFORE}", ["710000004"]),
+        (f"datetime={DAY_BEFORE}/..", ["710000001", "710000002", "710000003"]),
+        # both sides of an instant bound, inclusive: vessel 1 was last seen at T0+60
+        (f"datetime={_iso(T0 + 60)}/..", ["710000001"]),
+        (f"datetime={_iso(T0 + 61)}/..", []),
+        (f"datetime=../{_iso(T0 - 1)}", ["710000004"]),
+        (f"datetime=../{_iso(T0)}", ["710000002", "710000003", "710000004"]),
+        (f"datetime={_iso(T0)}", ["710000002", "710000003"]),
+        ("datetime=../..", ["710000001", "710000002", "710000003", "710000004"]),
+        (f"datetime={DAY_OF_T0}&bbox=-44,-24,-43,-22", ["710000002"]),
+    ],
+)
+def test_vessels_filtered_by_the_time_of_their_latest_position(
+    served: Service, query: str, expected: list[str]
+) -> None:
+    assert _ids(served, "vessels", query) == expected
+
+
+@pytest.mark.parametrize(
+    ("day", "expected"),
+    [(DAY_BEFORE, ["L-old"]), (DAY_OF_T0, ["L-campos", "L-sar"]), ("2025-11-21", [])],
+)
+def test_a_date_means_that_whole_utc_day_for_leads(
+    served: Service, day: str, expected: list[str]
+) -> None:
+    # before the fix a date was read as its midnight, where no lead was open
+    assert _ids(served, "leads", f"datetime={day}") == expected
+    assert _ids(served, "leads", f"datetime={day}T00:00:00Z") == []
+
+
+def test_a_date_means_that_whole_utc_day_for_zones(served: Service) -> None:
+    every = httpx.get(f"{served.base}/collections/zones/items?limit=10000", headers=BEARER)
+    zones = every.json()["features"]
+
+    def in_force(day_start: str, day_end: str) -> list[str]:
+        # by hand from each zone's own validity window, ISO strings compared as instants
+        from datetime import datetime
+
+        lo, hi = datetime.fromisoformat(day_start), datetime.fromisoformat(day_end)
+        out = []
+        for z in zones:
+            vf, vt = z["properties"].get("valid_from"), z["properties"].get("valid_to")
+            if (vf is None or datetime.fromisoformat(vf) <= hi) and (
+                vt is None or datetime.fromisoformat(vt) >= lo
+            ):
+                out.append(str(z["id"]))
+        return sorted(out)
+
+    for day in (DAY_OF_T0, "2024-03-05", "2000-01-01"):
+        expected = in_force(f"{day}T00:00:00+00:00", f"{day}T23:59:59.999+00:00")
+        assert _ids(served, "zones", f"datetime={day}&limit=10000") == expected, day
+    assert len(expected) > 10
+
+
+def test_gdal_reads_vessels_with_a_time_filter(served: Service, tmp_path: Path) -> None:
+    pyogrio = pytest.importorskip("pyogrio")
+    header_file = tmp_path / "headers.txt"
+    header_file.write_text(f"Authorization: Bearer {ADMIN_KEY}\n")
+    src = f"OAPIF:{served.base}"
+    pyogrio.set_gdal_config_options({"GDAL_HTTP_HEADER_FILE": str(header_file)})
+    try:
+        # the OAPIF driver's DATETIME open option (GDAL 3.10+) is sent as `datetime`
+        today = _read(src, "vessels", DATETIME=DAY_OF_T0)
+        assert sorted(int(x["mmsi"]) for x in today) == [710_000_001, 710_000_002, 710_000_003]  # type: ignore[call-overload]
+        old = _read(src, "vessels", DATETIME=f"../{DAY_BEFORE}")
+        assert [int(x["mmsi"]) for x in old] == [710_000_004]  # type: ignore[call-overload]
+        assert _read(src, "vessels", DATETIME=DAY_BEFORE) == []
+        # an attribute filter on the time property (older GDAL, QGIS' filter box)
+        where = _read(src, "vessels", where=f"t < '{DAY_OF_T0}'")
+        assert [int(x["mmsi"]) for x in where] == [710_000_004]  # type: ignore[call-overload]
+        leads = _read(src, "leads", DATETIME=DAY_BEFORE)
+        assert [x["id"] for x in leads] == ["L-old"]
+    finally:
+        pyogrio.set_gdal_config_options({"GDAL_HTTP_HEADER_FILE": None})
+
+
+def test_page_links_say_their_media_type(served: Service) -> None:
+    for layer in ("leads", "vessels", "zones"):
+        r = httpx.get(f"{served.base}/collections/{layer}/items?limit=1&offset=1", headers=BEARER)
+        links = {link["rel"]: link for link in r.json()["links"]}
+        assert {"self", "next", "prev"} <= set(links), layer
+        for rel in ("self", "next", "prev"):
+            assert links[rel]["type"] == "application/geo+json", (layer, rel)
+            # the link answers with the type it says
+            follow = httpx.get(links[rel]["href"], headers=BEARER)
+            assert follow.headers["content-type"].startswith(links[rel]["type"])
+    plain = httpx.get(f"{served.base}/leads?limit=1&offset=1", headers=BEARER).json()
+    assert {x["rel"]: x["type"] for x in plain["links"]} == {
+        "self": "application/json",
+        "next": "application/json",
+        "prev": "application/json",
+    }
+
+
+def test_owslib_reads_queryables(served: Service) -> None:
+    features = pytest.importorskip("owslib.ogcapi.features")
+    from jsonschema import Draft202012Validator
+
+    api = features.Features(served.base, headers=BEARER)
+    leads = api.collection_queryables("leads")
+    Draft202012Validator.check_schema(leads)  # a JSON Schema, by an outside validator
+    props = leads["properties"]
+    assert "SAR-DISTRESS" in props["rule"]["enum"] and "dismissed" in props["status"]["enum"]
+    assert props["geometry"]["x-ogc-role"] == "primary-geometry"
+    # what the schema says matches what it filters: a valid value passes, others do not
+    schema = Draft202012Validator({**leads, "additionalProperties": True})
+    assert schema.is_valid({"rule": "SAR-DISTRESS", "status": "new"})
+    assert not schema.is_valid({"rule": "NOPE"})
+    vessels = api.collection_queryables("vessels")
+    assert vessels["properties"]["t"]["x-ogc-role"] == "primary-instant"
+    assert api.collection_queryables("zones")["properties"]["valid_from"]["format"] == ("date-time")
+
+
+def test_queryables_are_query_parameters_the_items_route_takes(served: Service) -> None:
+    for layer in ("zones", "leads", "vessels"):
+        meta = httpx.get(f"{served.base}/collections/{layer}", headers=BEARER).json()
+        link = next(x for x in meta["links"] if x["rel"].endswith("/rel/ogc/1.0/queryables"))
+        assert link["type"] == "application/schema+json"
+        r = httpx.get(link["href"], headers=BEARER)
+        assert r.headers["content-type"].startswith("application/schema+json")
+        doc = r.json()
+        assert doc["$id"] == link["href"]
+        for name, prop in doc["properties"].items():
+            parameter = prop["description"].split("`")[1]
+            value = {"bbox": "-50,-30,-30,-10", "datetime": "2025-11-24"}.get(
+                parameter, (prop.get("enum") or ["x"])[0]
+            )
+            items = httpx.get(
+                f"{served.base}/collections/{layer}/items",
+                params={parameter: value},
+                headers=BEARER,
+            )
+            assert items.status_code == 200, (layer, name, items.text)
+    missing = httpx.get(f"{served.base}/collections/ships/queryables", headers=BEARER)
+    assert missing.status_code == 404
+
+
+def test_401_names_a_standard_scheme(served: Service) -> None:
+    for path in ("/collections/leads/items", "/collections/vessels/queryables", "/api"):
+        r = httpx.get(f"{served.base}{path}")
+        assert r.status_code == 401
+        assert r.headers["www-authenticate"].split()[0] == "Bearer"
+        # ...and that scheme is honoured
+        assert httpx.get(f"{served.base}{path}", headers=BEARER).status_code == 200

@@ -190,7 +190,7 @@ def list_leads(
         "leads": [lead.to_json() for lead in leads],
         "numberMatched": total,
         "numberReturned": len(leads),
-        "links": page_links(request, offset, size, len(leads), total),
+        "links": page_links(request, offset, size, len(leads), total, "application/json"),
     }
 
 

@@ -37,6 +37,7 @@ from vigia.service.http.routes.params import (
     parse_interval,
     public_base,
 )
+from vigia.service.http.routes.queryables import QUERYABLES_REL, SCHEMA_MEDIA_TYPE
 from vigia.service.settings import Settings
 
 router = APIRouter(tags=["ogc"], dependencies=[Depends(require_role("viewer"))])
@@ -143,6 +144,7 @@ def collection_json(request: Request, repo: Repository, layer: str, scope: Scope
         "links": [
             {"rel": "self", "href": href, "type": "application/json"},
             {"rel": "items", "href": f"{href}/items", "type": GEOJSON_MEDIA_TYPE},
+            {"rel": QUERYABLES_REL, "href": f"{href}/queryables", "type": SCHEMA_MEDIA_TYPE},
         ],
     }
 
@@ -304,13 +306,26 @@ def vessel_feature(p: Position, v: VesselInfo | None, base: str) -> dict[str, An
 
 
 def _vessel_page(
-    repo: Repository, bbox: Any, size: int, offset: int
+    repo: Repository,
+    bbox: Any,
+    interval: tuple[float | None, float | None] | None,
+    size: int,
+    offset: int,
 ) -> tuple[list[tuple[Position, VesselInfo | None]], int]:
-    positions = repo.latest_positions(bbox, size, offset)
     if not isinstance(repo, LayerStore):
+        positions = repo.latest_positions(bbox, size, offset)
+        if interval is not None:
+            lo, hi = interval
+            positions = [
+                p for p in positions if (lo is None or p.t >= lo) and (hi is None or p.t <= hi)
+            ]
         return [(p, repo.get_vessel(p.mmsi)) for p in positions], len(positions)
+    if interval is None:
+        positions, total = repo.latest_positions(bbox, size, offset), repo.count_latest(bbox)
+    else:
+        positions, total = repo.latest_between(bbox, *interval, size, offset)
     static = repo.vessels_by_mmsi([p.mmsi for p in positions])
-    return [(p, static.get(p.mmsi)) for p in positions], repo.count_latest(bbox)
+    return [(p, static.get(p.mmsi)) for p in positions], total
 
 
 @get_and_head(
@@ -319,20 +334,33 @@ def _vessel_page(
     summary="Vessels at their latest positions",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
-    dependencies=[only_params("bbox", "limit", "offset")],
+    dependencies=[only_params("bbox", "datetime", "limit", "offset")],
 )
 async def vessel_items(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
+    datetime: Annotated[
+        str | None,
+        Query(
+            description="instant or interval (start/end, `..` open; a date is its whole UTC "
+            "day): vessels whose latest position was taken then"
+        ),
+    ] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> GeoJSONResponse:
-    """Each vessel's latest position with its name, type and size, by MMSI."""
+    """Each vessel's latest position with its name, type and size, by MMSI.
+
+    A feature is the vessel at its latest position, so ``datetime`` is compared with
+    that position's time ``t`` (the instant the geometry shows, as Part 1 asks of a
+    feature's temporal property): a vessel last seen before the interval is not in it.
+    Where vessels were during a past interval is ``/vessels/{mmsi}/track``'s question."""
     box = parse_bbox(bbox)
+    interval = parse_interval(datetime)
     size = clamp_limit(limit, settings)
-    rows, total = await anyio.to_thread.run_sync(_vessel_page, repo, box, size, offset)
+    rows, total = await anyio.to_thread.run_sync(_vessel_page, repo, box, interval, size, offset)
     base = _base(request)
     features = [vessel_feature(p, v, base) for p, v in rows]
     return _collection_page(request, features, offset, size, total)

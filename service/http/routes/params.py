@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
@@ -25,6 +26,7 @@ TIME_DESCRIPTION = "ISO 8601 instant (UTC if no offset) or Unix seconds, 1970 to
 # the one bound on paging offsets: far past any real collection, small enough for SQL
 MAX_OFFSET = 10_000_000
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
+_DATE_T = re.compile(r"\d{4}-\d{2}-\d{2}T")
 #: times outside [1970, 2100) are no AIS report's and break date arithmetic near year 1
 EARLIEST_T = 0.0
 LATEST_T = 4_102_444_800.0
@@ -138,6 +140,10 @@ def parse_time(text: str | None, name: str) -> float | None:
         if not math.isfinite(value):
             raise RequestInvalidError(f"{name} {text!r} is not a usable Unix time")
         return check_time_range(value, name, text)
+    if _DATE_T.fullmatch(text.strip()):
+        # GDAL's OAPIF driver turns a date literal of an attribute filter on the temporal
+        # property (`t < '2025-11-24'`) into `datetime=../2025-11-24T`: that day's midnight
+        text = text.strip() + "00:00:00"
     try:
         dt = datetime.fromisoformat(text.strip().replace("z", "Z"))
     except ValueError:
@@ -158,16 +164,55 @@ def check_time_range(value: float, name: str, text: object) -> float:
     return value
 
 
+def _day(text: str, name: str) -> tuple[float, float] | None:
+    """A date-only ``text`` (``2024-03-01``) as that whole UTC day: its first instant and
+    the last float before the next day, since the stores compare both ends inclusively
+    (RFC 3339 has no date-only instant; OGC API clients such as QGIS send one to mean the
+    day, and taken as midnight it silently matched almost nothing)."""
+    stripped = text.strip()
+    if len(stripped) != 10 or "T" in stripped:
+        return None
+    try:
+        day = date.fromisoformat(stripped)
+    except ValueError:
+        return None
+    start = check_time_range(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp(),
+                             name, text)  # fmt: skip
+    return start, math.nextafter(start + 86_400.0, -math.inf)
+
+
 def parse_interval(text: str | None) -> tuple[float | None, float | None] | None:
-    """OGC ``datetime``: an instant, or ``start/end`` with ``..`` (or empty) for open ends."""
+    """OGC ``datetime`` as inclusive Unix bounds: an instant, or ``start/end`` with ``..``
+    (or empty) for open ends. A date-only instant or bound stands for its whole UTC day:
+    ``2024-03-01`` is that day, ``2024-03-01/..`` starts at its first second and
+    ``../2024-03-01`` ends at its last."""
     if text is None or text == "":
         return None
     if "/" not in text:
+        day = _day(text, "datetime")
+        if day is not None:
+            return day
         t = parse_time(text, "datetime")
         return (t, t)
     start_text, _, end_text = text.partition("/")
-    start = None if start_text in ("", "..") else parse_time(start_text, "datetime start")
-    end = None if end_text in ("", "..") else parse_time(end_text, "datetime end")
+    if start_text in ("..", "") and end_text in ("..", ""):
+        return (None, None)
+    start_day = _day(start_text, "datetime start")
+    end_day = _day(end_text, "datetime end")
+    start = (
+        None
+        if start_text in ("", "..")
+        else start_day[0]
+        if start_day
+        else parse_time(start_text, "datetime start")
+    )
+    end = (
+        None
+        if end_text in ("", "..")
+        else end_day[1]
+        if end_day
+        else parse_time(end_text, "datetime end")
+    )
     if start is not None and end is not None and start > end:
         raise RequestInvalidError("datetime interval ends before it starts")
     return (start, end)
@@ -187,17 +232,25 @@ def clamp_limit(limit: int | None, settings: Settings) -> int:
 
 
 def page_links(
-    request: Request, offset: int, limit: int, returned: int, total: int | None
+    request: Request,
+    offset: int,
+    limit: int,
+    returned: int,
+    total: int | None,
+    media_type: str = GEOJSON_MEDIA_TYPE,
 ) -> list[dict[str, Any]]:
-    """``self``, and ``next``/``prev`` links when there are such pages."""
-    links: list[dict[str, Any]] = [{"rel": "self", "href": _public_url(request)}]
+    """``self``, and ``next``/``prev`` links when there are such pages, each with its
+    ``type`` (OGC API - Features Part 1, /req/core/fc-links: every page link says what it
+    answers with: GeoJSON unless the page is plain JSON)."""
+    kind = media_type
+    links: list[dict[str, Any]] = [{"rel": "self", "href": _public_url(request), "type": kind}]
     more = offset + returned < total if total is not None else returned >= limit
     if more and returned > 0:
         href = _public_url(request, offset=offset + returned, limit=limit)
-        links.append({"rel": "next", "href": href})
+        links.append({"rel": "next", "href": href, "type": kind})
     if offset > 0:
         href = _public_url(request, offset=max(0, offset - limit), limit=limit)
-        links.append({"rel": "prev", "href": href})
+        links.append({"rel": "prev", "href": href, "type": kind})
     return links
 
 

@@ -36,6 +36,8 @@ fi
 # bytecode compiled once at install: with PYTHONDONTWRITEBYTECODE set (as on CI
 # machines), every test process and server start would otherwise recompile every import
 python3 -m uv sync --locked --extra dev --compile-bytecode
+# ... and Vigia's own modules, which the environment imports from this checkout
+"${UV_PROJECT_ENVIRONMENT:-.venv}/bin/python" -m compileall -q -j 0 ingest zones alerts service benchmarks scripts tests >/dev/null || true
 
 # pdftoppm/pdftotext: the document tests turn the drafted PDFs into images and text
 if ! command -v pdftoppm >/dev/null 2>&1; then

@@ -145,7 +145,8 @@ class Repository(Protocol):
 
     # authorised-vessel register (0212 f)) and the worker's vessel registry
     def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
-        """Add register entries atomically; returns them with their ids."""
+        """Add register entries, all or none (in bounded batches); returns them with
+        their ids."""
 
     def list_authorisations(self) -> list[Authorisation]:
         """Every register entry, oldest first."""

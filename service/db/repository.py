@@ -34,6 +34,9 @@ from vigia.service.db.protocol import BBox, LeadQuery
 from vigia.service.errors import StoreUnavailableError
 from vigia.zones.model import Zone
 
+#: register rows per transaction in a bulk import
+REGISTER_BATCH = 2_000
+
 _UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
 
 
@@ -353,10 +356,29 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         return {r.name: int(r.value) for r in rows}
 
     # authorised-vessel register and the worker's registry at start
-    def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
-        """Add register entries atomically; returns them with their ids."""
-        with self._tx() as conn:
-            return register.add(conn, entries, time.time())
+    def add_authorisations(
+        self, entries: Sequence[Authorisation], batch: int = REGISTER_BATCH
+    ) -> list[Authorisation]:
+        """Add register entries, all or none; returns them with their ids.
+
+        A large import is written in transactions of ``batch`` rows so that it never holds
+        the database's write lock for long (on SQLite the worker would wait on "database
+        is locked" for the whole import); if a batch fails, those already written are
+        deleted again before the error is raised.
+        """
+        now = time.time()
+        out: list[Authorisation] = []
+        try:
+            for i in range(0, len(entries), max(1, batch)):
+                with self._tx() as conn:
+                    out += register.add(conn, entries[i : i + batch], now)
+        except BaseException:
+            written = [e.id for e in out if e.id is not None]
+            for i in range(0, len(written), max(1, batch)):
+                with self._tx() as conn:
+                    register.remove_many(conn, written[i : i + batch])
+            raise
+        return out
 
     def list_authorisations(self) -> list[Authorisation]:
         """Every register entry, oldest first."""

@@ -92,6 +92,10 @@ class Repository(Protocol):
     def put_zones(self, zones: Sequence[Zone]) -> list[Zone]:
         """Create or replace zones atomically; returns them with their new versions."""
 
+    def seed_zones(self, zones: Sequence[Zone]) -> int:
+        """Store zones only if there are none yet (atomically, even across processes);
+        returns how many were stored."""
+
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
 

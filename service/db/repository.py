@@ -242,6 +242,17 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         with self._tx() as conn:
             return zl.put_zones(conn, self._pg, zones, time.time())
 
+    def seed_zones(self, zones: Sequence[Zone]) -> int:
+        """Store ``zones`` if the store has no current zone, in one transaction under
+        the zone writers' lock: of several processes starting together on an empty
+        store, one seeds and the others find the zones there. Returns how many were
+        stored (0 when the store already had zones)."""
+        with self._tx() as conn:
+            zl.lock_zones(conn, self._pg)
+            if zl.count_zones(conn) > 0:
+                return 0
+            return len(zl.put_zones(conn, self._pg, zones, time.time()))
+
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
         with self._tx() as conn:

@@ -224,6 +224,11 @@ class LiveSettings(BaseSettings):
     # processes, e.g. bus consumers, do not wake this one)
     poll_s: float = Field(default=1.0, gt=0)
     sse_batch: int = Field(default=500, gt=0, le=10_000)
+    # open event streams allowed per API key and in total; one more gets a 429 with
+    # Retry-After (each stream holds a connection and its share of every event)
+    sse_max_per_key: int = Field(default=20, gt=0, le=10_000)
+    sse_max_total: int = Field(default=500, gt=0, le=100_000)
+    sse_retry_after_s: int = Field(default=10, gt=0, le=3_600)
     webhooks: bool = True
     # one total deadline per delivery attempt: resolve, connect, send, read the answer
     webhook_timeout_s: float = Field(default=5.0, gt=0)

@@ -24,6 +24,10 @@ from vigia.service.runtime.live import LiveHub, sse_frame
 
 #: events kept in the shared window (older ones are read from the store again)
 WINDOW = 5_000
+#: backlog pages kept for readers replaying the same stretch (500 events each)
+_PAGES = 64
+#: threads reading backlog pages at once (the API's own threads stay free for requests)
+_BACKLOG_THREADS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,8 @@ class SharedFeed:
         self._news = True  # set from the writer's thread; a bool store is atomic
         self._read_at = 0.0
         self._refresh: asyncio.Task[None] | None = None
+        self._pages: dict[tuple[int, int], asyncio.Task[list[Frame]]] = {}
+        self._limiter = anyio.CapacityLimiter(_BACKLOG_THREADS)
         hub.on_events_thread(self._on_events)
 
     def _on_events(self, _last_id: int) -> None:
@@ -59,9 +65,8 @@ class SharedFeed:
     async def after(self, cursor: int, limit: int) -> list[Frame]:
         """At most ``limit`` events with an id above ``cursor``, oldest first."""
         await self._fresh()
-        if cursor < self._base:  # behind the window: a page straight from the store
-            events = await anyio.to_thread.run_sync(self._store.events_after, cursor, limit)
-            return [frame(e) for e in events]
+        if cursor < self._base:  # behind the window: a page from the store
+            return await self._backlog(cursor, limit)
         out: list[Frame] = []
         # the window is short and ordered: walk from its newest end back to the cursor
         for f in reversed(self._frames):
@@ -70,6 +75,29 @@ class SharedFeed:
             out.append(f)
         out.reverse()
         return out[:limit]
+
+    async def _backlog(self, cursor: int, limit: int) -> list[Frame]:
+        """A page of old events. Read and encoded in a thread of the feed's own (few)
+        threads, so replays neither hold the event loop nor take the threads that
+        serve other requests; readers replaying from the same id (every dashboard
+        reconnecting after a restart, or from 0) share one read of each page."""
+        key = (cursor, limit)
+        page = self._pages.get(key)
+        if page is None:
+            page = self._pages[key] = asyncio.get_running_loop().create_task(
+                anyio.to_thread.run_sync(self._read_page, cursor, limit, limiter=self._limiter)
+            )
+            while len(self._pages) > _PAGES:
+                self._pages.pop(next(iter(self._pages)))  # the oldest page asked for
+        try:
+            return await asyncio.shield(page)
+        except BaseException:
+            if page.done():
+                self._pages.pop(key, None)  # a failed read is not kept
+            raise
+
+    def _read_page(self, cursor: int, limit: int) -> list[Frame]:
+        return [frame(e) for e in self._store.events_after(cursor, limit)]
 
     async def _fresh(self) -> None:
         """Read what the store committed since the last read, once for all streams: on

@@ -75,6 +75,10 @@ class ApiSettings(BaseSettings):
         """Whether the API description and its pages are served."""
         return (not self.production) if self.docs is None else self.docs
 
+    # a request's headers must be complete this long after the connection opens or the
+    # previous response ends, or the connection is closed (slow or partial headers)
+    header_timeout_s: float = Field(default=10.0, gt=0, le=600)
+
     # how often (s) CPython lets another thread run; shorter keeps API latency low while
     # the worker decodes in the same process (Python's default is 0.005)
     switch_interval_s: float = Field(default=0.005, gt=0, le=1)

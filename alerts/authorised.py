@@ -25,6 +25,8 @@ CSV_COLUMNS = ("mmsi", "zone_id", "operator", "valid_from", "valid_to", "note")
 #: a register larger than this is a mistake (or an attack), not a list of supply boats
 MAX_ENTRIES = 100_000
 _MAX_TEXT = 200
+#: at most this many bad rows are named in the refusal (all of them are counted)
+_NAMED_ERRORS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +84,19 @@ def parse_instant(text: str, what: str) -> float:
     return dt.timestamp()
 
 
+def parse_mmsi(raw: str | None) -> int:
+    """An MMSI cell as a number: ASCII digits only. ``str.isdigit`` also accepts
+    superscripts (which ``int`` then refuses), Arabic-Indic and fullwidth digits (which
+    ``int`` silently reads): a register names vessels as AIS sends them, in ASCII."""
+    if raw is None or not (raw.isascii() and raw.isdigit()):
+        raise InputFormatError(f"mmsi {raw!r} is not a number in ASCII digits")
+    return int(raw)
+
+
 def parse_csv(text: str) -> list[Authorisation]:
     """Entries from CSV text with a header naming :data:`CSV_COLUMNS` (``mmsi`` and one
-    of ``zone_id``/``operator`` required per row; empty cells are absent). A bad row
-    refuses the whole file, naming its line."""
+    of ``zone_id``/``operator`` required per row; empty cells are absent). Bad rows
+    refuse the whole file; the refusal counts them and names the first lines."""
     # newline="" hands line ends to the csv module, as its documentation asks; what it
     # still cannot read (a bare carriage return after a quoted field) is the file's fault
     reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -102,9 +113,11 @@ def _entries(reader: csv.DictReader[str]) -> list[Authorisation]:
     if unknown:
         raise InputFormatError(f"unknown CSV columns {sorted(unknown)[:5]}")
     out: list[Authorisation] = []
+    errors: list[str] = []
+    bad = 0
     for row in reader:
         line = reader.line_num
-        if len(out) >= MAX_ENTRIES:
+        if len(out) + bad >= MAX_ENTRIES:
             raise InputFormatError(f"more than {MAX_ENTRIES} entries")
 
         def cell(name: str, row: dict[str, str | None] = row) -> str | None:
@@ -112,14 +125,12 @@ def _entries(reader: csv.DictReader[str]) -> list[Authorisation]:
             return v.strip() if isinstance(v, str) and v.strip() else None
 
         try:
-            raw = cell("mmsi")
-            if raw is None or not raw.isdigit():
-                raise InputFormatError(f"mmsi {raw!r} is not a number")
+            mmsi = parse_mmsi(cell("mmsi"))
             vf, vt = cell("valid_from"), cell("valid_to")
             out.append(
                 check(
                     Authorisation(
-                        mmsi=int(raw),
+                        mmsi=mmsi,
                         zone_id=cell("zone_id"),
                         operator=cell("operator"),
                         valid_from=None if vf is None else parse_instant(vf, "valid_from"),
@@ -129,7 +140,12 @@ def _entries(reader: csv.DictReader[str]) -> list[Authorisation]:
                 )
             )
         except InputFormatError as exc:
-            raise InputFormatError(f"line {line}: {exc}") from None
+            bad += 1
+            if len(errors) < _NAMED_ERRORS:
+                errors.append(f"line {line}: {exc}")
+    if bad:
+        more = "" if bad <= len(errors) else f"; {bad - len(errors)} more"
+        raise InputFormatError(f"{bad} bad row(s), nothing added: {'; '.join(errors)}{more}")
     return out
 
 

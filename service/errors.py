@@ -49,6 +49,16 @@ class PayloadTooLargeError(VigiaError):
     code = "payload-too-large"
 
 
+class TooManyRequestsError(VigiaError):
+    """A limit on concurrent use is reached (event streams); try again later."""
+
+    code = "too-many-requests"
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s
+
+
 class StoreUnavailableError(VigiaError):
     """The database cannot be reached right now."""
 
@@ -68,6 +78,7 @@ HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
     (ZoneError, 422),
     (RequestInvalidError, 422),
     (InputFormatError, 400),
+    (TooManyRequestsError, 429),
     (StoreUnavailableError, 503),
     (VigiaError, 500),
 )

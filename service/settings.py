@@ -75,6 +75,10 @@ class ApiSettings(BaseSettings):
         """Whether the API description and its pages are served."""
         return (not self.production) if self.docs is None else self.docs
 
+    # a request's headers must be complete this long after the connection opens or the
+    # previous response ends, or the connection is closed (slow or partial headers)
+    header_timeout_s: float = Field(default=10.0, gt=0, le=600)
+
     # how often (s) CPython lets another thread run; shorter keeps API latency low while
     # the worker decodes in the same process (Python's default is 0.005)
     switch_interval_s: float = Field(default=0.005, gt=0, le=1)
@@ -254,6 +258,11 @@ class LiveSettings(BaseSettings):
     # processes, e.g. bus consumers, do not wake this one)
     poll_s: float = Field(default=1.0, gt=0)
     sse_batch: int = Field(default=500, gt=0, le=10_000)
+    # open event streams allowed per API key and in total; one more gets a 429 with
+    # Retry-After (each stream holds a connection and its share of every event)
+    sse_max_per_key: int = Field(default=20, gt=0, le=10_000)
+    sse_max_total: int = Field(default=500, gt=0, le=100_000)
+    sse_retry_after_s: int = Field(default=10, gt=0, le=3_600)
     webhooks: bool = True
     # one total deadline per delivery attempt: resolve, connect, send, read the answer
     webhook_timeout_s: float = Field(default=5.0, gt=0)

@@ -11,7 +11,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,9 @@ OFFSETS: dict[str, tuple[ZoneKind, float]] = {
 MILITARY_DEFAULT_TYPES = frozenset({35, 55})
 ENV_ZONES_DIR = "VIGIA_ZONES_DIR"
 _Fail = Callable[[str], ZoneError]
+#: zone times are refused before 1970 and after 2100 (UTC): a typo, not a notice
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+AFTER_LATEST = datetime(2101, 1, 1, tzinfo=UTC)
 
 
 def bundled_zones_dir() -> Path:
@@ -328,6 +331,9 @@ def _instant(props: Mapping[str, Any], key: str, fail: _Fail) -> datetime | None
         raise fail(f"{key} {raw!r} is not an ISO 8601 instant") from None
     if value.tzinfo is None or value.utcoffset() is None:
         raise fail(f"{key} {raw!r} has no UTC offset (write Z or +00:00)")
+    # compared in UTC: 1970-01-01T00:30+01:00 is still 1969 (docs/operations.md)
+    if not EARLIEST <= value < AFTER_LATEST:
+        raise fail(f"{key} {raw!r} is outside 1970-2100 (UTC)")
     return value
 
 

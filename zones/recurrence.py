@@ -28,7 +28,8 @@ def _minutes(text: Any, fail: Callable[[str], Exception]) -> int:
     if not isinstance(text, str) or len(text) != 5 or text[2] != ":":
         raise fail(f"recurrence hours {text!r}: expected HH:MM")
     hh, mm = text[:2], text[3:]
-    if not (hh.isdigit() and mm.isdigit()) or int(hh) > 24 or int(mm) > 59:
+    # ASCII only: str.isdigit also says yes to superscripts, which int() then refuses
+    if not (text.isascii() and hh.isdigit() and mm.isdigit()) or int(hh) > 24 or int(mm) > 59:
         raise fail(f"recurrence hours {text!r}: expected HH:MM")
     return min(int(hh) * 60 + int(mm), 24 * 60)
 

@@ -167,7 +167,8 @@ def _open_store(settings: Settings) -> Repository:
             from vigia.zones.catalogue import bundled_zones_dir, load_zones
 
             folder = settings.zones.zones_dir or str(bundled_zones_dir())
-            repo.put_zones(load_zones([folder]))
+            # several workers start together on an empty store: one of them seeds
+            repo.seed_zones(load_zones([folder]))
     except BaseException:
         repo.close()
         raise

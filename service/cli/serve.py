@@ -89,11 +89,13 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from vigia.service.http.app import create_app
+    from vigia.service.http.header_timeout import protocol
 
     uvicorn.run(
         create_app(settings),
         host=settings.api.host,
         port=settings.api.port,
         log_level=args.log_level,
+        http=protocol(settings.api.header_timeout_s),
     )
     return 0

@@ -117,6 +117,10 @@ class Repository(Protocol):
     def put_zones(self, zones: Sequence[Zone]) -> list[Zone]:
         """Create or replace zones atomically; returns them with their new versions."""
 
+    def seed_zones(self, zones: Sequence[Zone]) -> int:
+        """Store zones only if there are none yet (atomically, even across processes);
+        returns how many were stored."""
+
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
 
@@ -186,7 +190,8 @@ class Repository(Protocol):
 
     # authorised-vessel register (0212 f)) and the worker's vessel registry
     def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
-        """Add register entries atomically; returns them with their ids."""
+        """Add register entries, all or none (in bounded batches); returns them with
+        their ids."""
 
     def list_authorisations(self) -> list[Authorisation]:
         """Every register entry, oldest first."""

@@ -30,26 +30,33 @@ def _entry(r: Any) -> Authorisation:
 
 
 def add(conn: Connection, entries: Sequence[Authorisation], now: float) -> list[Authorisation]:
-    """Insert entries; returns them with their ids."""
-    out = []
-    for e in entries:
-        new_id = conn.execute(
-            insert(_A)
-            .values(
-                mmsi=e.mmsi,
-                zone_id=e.zone_id,
-                operator=e.operator,
-                valid_from=e.valid_from,
-                valid_to=e.valid_to,
-                note=e.note,
-                created_at=now,
-            )
-            .returning(_A.id)
-        ).scalar_one()
-        out.append(
-            Authorisation(e.mmsi, e.zone_id, e.operator, e.valid_from, e.valid_to, e.note, new_id)
-        )
-    return out
+    """Insert entries in one statement; returns them with their ids, in order."""
+    if not entries:
+        return []
+    rows = [
+        {
+            "mmsi": e.mmsi,
+            "zone_id": e.zone_id,
+            "operator": e.operator,
+            "valid_from": e.valid_from,
+            "valid_to": e.valid_to,
+            "note": e.note,
+            "created_at": now,
+        }
+        for e in entries
+    ]
+    # one executemany; sort_by_parameter_order pairs each id with its row on both dialects
+    ids = conn.execute(insert(_A).returning(_A.id, sort_by_parameter_order=True), rows).scalars()
+    return [
+        Authorisation(e.mmsi, e.zone_id, e.operator, e.valid_from, e.valid_to, e.note, int(i))
+        for e, i in zip(entries, ids, strict=True)
+    ]
+
+
+def remove_many(conn: Connection, ids: Sequence[int]) -> None:
+    """Delete the entries with these ids (undoing a batch import that failed half-way)."""
+    if ids:
+        conn.execute(delete(_A).where(_A.id.in_(ids)))
 
 
 def list_all(conn: Connection) -> list[Authorisation]:

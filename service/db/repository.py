@@ -36,6 +36,9 @@ from vigia.service.db.protocol import BBox, LeadQuery, Scope
 from vigia.service.errors import StoreUnavailableError
 from vigia.zones.model import Zone, ZoneKind
 
+#: register rows per transaction in a bulk import
+REGISTER_BATCH = 2_000
+
 _UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
 # a move is read and applied again when a concurrent edit committed first; each retry
 # follows a commit by someone else, so this bounds only a pathological storm of edits
@@ -265,6 +268,17 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
                 sl.reroute_leads(conn, self._pg, now)  # leads follow their new Capitania
             return stored
 
+    def seed_zones(self, zones: Sequence[Zone]) -> int:
+        """Store ``zones`` if the store has no current zone, in one transaction under
+        the zone writers' lock: of several processes starting together on an empty
+        store, one seeds and the others find the zones there. Returns how many were
+        stored (0 when the store already had zones)."""
+        with self._tx() as conn:
+            zl.lock_zones(conn, self._pg)
+            if zl.count_zones(conn) > 0:
+                return 0
+            return len(zl.put_zones(conn, self._pg, zones, time.time()))
+
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
         with self._tx() as conn:
@@ -407,10 +421,29 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         return {r.name: int(r.value) for r in rows}
 
     # authorised-vessel register and the worker's registry at start
-    def add_authorisations(self, entries: Sequence[Authorisation]) -> list[Authorisation]:
-        """Add register entries atomically; returns them with their ids."""
-        with self._tx() as conn:
-            return register.add(conn, entries, time.time())
+    def add_authorisations(
+        self, entries: Sequence[Authorisation], batch: int = REGISTER_BATCH
+    ) -> list[Authorisation]:
+        """Add register entries, all or none; returns them with their ids.
+
+        A large import is written in transactions of ``batch`` rows so that it never holds
+        the database's write lock for long (on SQLite the worker would wait on "database
+        is locked" for the whole import); if a batch fails, those already written are
+        deleted again before the error is raised.
+        """
+        now = time.time()
+        out: list[Authorisation] = []
+        try:
+            for i in range(0, len(entries), max(1, batch)):
+                with self._tx() as conn:
+                    out += register.add(conn, entries[i : i + batch], now)
+        except BaseException:
+            written = [e.id for e in out if e.id is not None]
+            for i in range(0, len(written), max(1, batch)):
+                with self._tx() as conn:
+                    register.remove_many(conn, written[i : i + batch])
+            raise
+        return out
 
     def list_authorisations(self) -> list[Authorisation]:
         """Every register entry, oldest first."""

@@ -14,11 +14,13 @@ from sqlalchemy import (
     LargeBinary,
     and_,
     case,
+    false,
     func,
     insert,
     literal,
     or_,
     select,
+    text,
     true,
     update,
 )
@@ -67,8 +69,29 @@ def _json_norm(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+#: PostgreSQL advisory-lock key serialising zone writers (any 64-bit number unique here)
+_ZONE_LOCK_KEY = 0x7A6F6E6573
+
+
+def lock_zones(conn: Connection, pg: bool) -> None:
+    """Serialise zone writers until this transaction ends.
+
+    Without it two writers of one new zone (two ``vigia evaluate`` seeding an empty store
+    at once, two admins uploading the same zone) both read "no version yet" and both
+    insert version 1: the second dies on the primary key. On PostgreSQL an advisory lock
+    (as the migrations take); on SQLite a write that changes nothing, which makes the
+    transaction a writer first, so the second waits (busy_timeout) and then reads what
+    the first committed.
+    """
+    if pg:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _ZONE_LOCK_KEY})
+    else:
+        conn.execute(update(_Z).where(false()).values(current=_Z.current))
+
+
 def put_zones(conn: Connection, pg: bool, zones: Sequence[Zone], now: float) -> list[Zone]:
     """Add a version for each changed zone; an unchanged zone keeps its version."""
+    lock_zones(conn, pg)
     out: list[Zone] = []
     for z in zones:
         current = conn.execute(

@@ -62,9 +62,11 @@ def load_bundled_zones(repo: Repository, settings: Settings) -> int:
     except Exception as exc:
         log.warning("bundled zones not loaded from %s: %s", folder, exc)
         return 0
-    repo.put_zones(zones)
-    log.info("loaded %d bundled zones from %s", len(zones), folder)
-    return len(zones)
+    # another process starting at the same moment may have seeded them meanwhile
+    stored = repo.seed_zones(zones)
+    if stored:
+        log.info("loaded %d bundled zones from %s", stored, folder)
+    return stored
 
 
 def _bootstrap_key(repo: Repository, settings: Settings) -> None:

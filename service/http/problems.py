@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from vigia.alerts.procedure.workflow import ProcedureConflictError
 from vigia.ingest.errors import VigiaError
-from vigia.service.errors import StoreUnavailableError, status_for
+from vigia.service.errors import StoreUnavailableError, TooManyRequestsError, status_for
 from vigia.zones.model import ZoneError
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -88,6 +88,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         412: ("precondition-failed", 'If-Match \'"3"\' is not the lead\'s current ETag "4"'),
         413: ("payload-too-large", "the upload has 250001 vertices; the limit is 200000"),
         422: ("invalid-request", "query.limit: Input should be greater than or equal to 1"),
+        429: ("too-many-requests", "this key has 20 open event streams; the limit is 20"),
         503: ("store-unavailable", "the database does not answer"),
     }
     out: dict[int | str, dict[str, Any]] = {}
@@ -144,7 +145,10 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
     extra = _zone_extra(exc)
     if isinstance(exc, ProcedureConflictError):
         extra["allowed"] = list(exc.allowed)  # the moves a dashboard may offer instead
-    return problem(status, exc.code, detail, request.url.path, **extra)
+    response = problem(status, exc.code, detail, request.url.path, **extra)
+    if isinstance(exc, TooManyRequestsError):
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+    return response
 
 
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -48,9 +49,17 @@ class EventFilter:
         )
 
 
+def sse_frame(data: str, event: str, event_id: int | None = None) -> bytes:
+    """One Server-Sent Event, encoded once and sent as is to every stream that wants it
+    (``data`` is compact JSON: it holds no line break)."""
+    head = "" if event_id is None else f"id: {event_id}\r\n"
+    return f"{head}event: {event}\r\ndata: {data}\r\n\r\n".encode()
+
+
 class Subscription:
-    """One asyncio consumer: an event to await and, if asked for, a bounded position
-    queue (oldest dropped when a slow client falls behind; ``dropped`` counts them)."""
+    """One asyncio consumer: an event to await and, if asked for, a bounded queue of
+    position frames (oldest dropped when a slow client falls behind; ``dropped`` counts
+    them)."""
 
     def __init__(
         self, hub: LiveHub, loop: asyncio.AbstractEventLoop, bbox: BBox | None, size: int
@@ -59,10 +68,10 @@ class Subscription:
         self._loop = loop
         self.bbox = bbox
         self.wake = asyncio.Event()
-        self.positions: deque[Position] = deque(maxlen=size)
+        self.positions: deque[bytes] = deque(maxlen=size)
         self.dropped = 0
 
-    def _on_positions(self, batch: list[Position]) -> None:  # on the loop
+    def _on_positions(self, batch: list[bytes]) -> None:  # on the loop
         overflow = len(self.positions) + len(batch) - (self.positions.maxlen or 0)
         self.dropped += max(0, overflow)
         self.positions.extend(batch)
@@ -112,20 +121,26 @@ class LiveHub:
     def _on_events(self, last_id: int) -> None:
         with self._lock:
             subs, threads = list(self._subs), list(self._threads)
+        # thread callbacks first: the shared feed marks itself stale before any stream
+        # it serves wakes up and asks it for news
+        for cb in threads:
+            cb(last_id)
         for sub in subs:
             with contextlib.suppress(RuntimeError):  # its loop has closed
                 sub._loop.call_soon_threadsafe(sub.wake.set)
-        for cb in threads:
-            cb(last_id)
 
     def _on_positions(self, batch: Sequence[Position]) -> None:
         with self._lock:
             subs = [s for s in self._subs if s.positions.maxlen]
+        if not subs:
+            return
+        # serialised once here, on the writer's thread, for every stream that wants them
+        frames = {id(p): sse_frame(_compact(position_json(p)), "vessel.position") for p in batch}
         for sub in subs:
             hits = _inside(batch, sub.bbox)
             if hits:
                 with contextlib.suppress(RuntimeError):
-                    sub._loop.call_soon_threadsafe(sub._on_positions, hits)
+                    sub._loop.call_soon_threadsafe(sub._on_positions, [frames[id(p)] for p in hits])
 
     def clients(self) -> tuple[int, int]:
         """Streams open now, and how many of them take positions (for /metrics)."""
@@ -150,6 +165,10 @@ def _inside(batch: Sequence[Position], bbox: BBox | None) -> list[Position]:
         if (x0 <= p.lon <= x1) if x0 <= x1 else (p.lon >= x0 or p.lon <= x1):
             out.append(p)
     return out
+
+
+def _compact(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
 
 
 def position_json(p: Position) -> dict[str, Any]:

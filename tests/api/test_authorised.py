@@ -4,13 +4,18 @@ applied by the running worker) and the worker's vessel registry surviving a rest
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from scripts import aisgen
 from tests.api.conftest import BUNDLED, Api, feature, make_settings, square, start
 from tests.api.test_worker import MMSI, T0, _wait, crossing_lines
+from tests.live.service import ADMIN_KEY, Service
+from vigia.alerts.authorised import Authorisation
 from vigia.service.settings import IngestSettings
 
 pytestmark = pytest.mark.postgis
@@ -122,3 +127,76 @@ def test_a_restarted_worker_remembers_the_ship_types_it_stored(
     leads = api.client.get(f"/leads?mmsi={tanker}", headers=api.h("viewer")).json()["leads"]
     assert leads == []
     assert worker.registry_loaded >= 1
+
+
+@pytest.mark.parametrize(
+    "mmsi",
+    [
+        "71000123\u00b2",  # a superscript two: str.isdigit says yes, int() says no (was a 500)
+        "\u0667\u0661\u0660\u0660\u0660\u0660\u0663\u0663\u0663",  # Arabic-Indic 710000333
+        "\uff17\uff11\uff10\uff10\uff10\uff10\uff13\uff13\uff13",  # fullwidth 710000333
+        "\u06f7\u06f1\u06f0\u06f0\u06f0\u06f0\u06f3\u06f3\u06f3",  # Persian 710000333
+    ],
+)
+def test_an_mmsi_in_other_digits_is_a_row_error_and_adds_nothing(api: Api, mmsi: str) -> None:
+    status, problem = _import(api, f"mmsi,zone_id\n710000111,plat-p66\n{mmsi},plat-p66\n")
+    assert status == 400, problem
+    assert "1 bad row" in problem["detail"] and "line 3" in problem["detail"]
+    assert api.client.get("/authorised-vessels", headers=api.h("admin")).json()["entries"] == []
+
+
+def test_every_bad_row_is_counted(api: Api) -> None:
+    rows = "".join(f"7100001{i:02d}\u00b2,plat-p66\n" for i in range(25))
+    status, problem = _import(api, "mmsi,zone_id\n" + rows + "710000111,plat-p66\n")
+    # 25 bad rows counted; the first 20 named (lines 2..21), the others summed up
+    assert status == 400 and problem["detail"].startswith("25 bad row(s)")
+    assert "line 21:" in problem["detail"] and "line 22:" not in problem["detail"]
+    assert problem["detail"].endswith("5 more")
+
+
+def test_a_large_import_is_stored_whole_across_batches(api: Api) -> None:
+    """Written in transactions of a few rows, the import still comes back complete, in
+    file order, and the register lists every row once."""
+    entries = [Authorisation(710_000_000 + i, zone_id="plat-p66") for i in range(7)]
+    stored = api.repo.add_authorisations(entries, batch=3)  # type: ignore[call-arg]
+    assert [e.mmsi for e in stored] == [e.mmsi for e in entries]
+    assert len({e.id for e in stored}) == 7
+    assert [e.mmsi for e in api.repo.list_authorisations()] == [e.mmsi for e in entries]
+
+
+def test_healthz_answers_while_a_large_csv_is_imported(store_url: str, tmp_path: Path) -> None:
+    """Over a real socket: /healthz polled while 60,000 rows are imported answers every
+    time within a second (the import used to run on the event loop and stall every
+    request for tens of seconds), and the import itself succeeds."""
+    rows = 60_000
+    body = "mmsi,zone_id\n" + "".join(f"{710_000_000 + i},plat-p66\n" for i in range(rows))
+    svc = Service(tmp_path, store_url).start()
+    latencies: list[float] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        with httpx.Client(base_url=svc.base, timeout=30) as client:
+            while not done.is_set():
+                t0 = time.perf_counter()
+                client.get("/healthz").raise_for_status()
+                latencies.append(time.perf_counter() - t0)
+                time.sleep(0.05)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    try:
+        poller.start()
+        r = httpx.post(
+            f"{svc.base}/authorised-vessels/import",
+            content=body.encode(),
+            headers={"X-API-Key": ADMIN_KEY, "Content-Type": "text/csv"},
+            timeout=300,
+        )
+        done.set()
+        poller.join(60)
+    finally:
+        done.set()
+        svc.stop()
+    assert r.status_code == 201, r.text[:500]
+    assert len(r.json()["entries"]) == rows
+    assert len(latencies) >= 5  # the import lasted long enough to be polled meanwhile
+    assert max(latencies) < 1.0, sorted(latencies)[-5:]

@@ -151,6 +151,17 @@ def test_a_feature_collection_upload_is_taken_whole(api: Api) -> None:
 
 
 BAD_UPLOADS = [
+    (
+        "x5",
+        "outside 1970-2100",
+        feature(
+            "x5",
+            "special_area",
+            square(-43.2, -22.9),
+            valid_from="2100-12-30T00:00:00Z",
+            valid_to="2101-01-01T00:00:00Z",
+        ),
+    ),
     ("x1", "unknown kind", feature("x1", "beach", square(-43.2, -22.9))),
     ("x2", "", feature("x2", "platform", {"type": "Point", "coordinates": [-200.0, -22.0]})),
     (

@@ -18,7 +18,7 @@ import pytest
 from shapely.geometry import LineString, Point
 
 from tests.alerts.scenario_kit import aisgen, feature, geodesic_truth, index_from, square
-from vigia.zones.catalogue import load_zones
+from vigia.zones.catalogue import load_zones, parse_feature_collection
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneError
 from vigia.zones.recurrence import matches
@@ -153,3 +153,58 @@ def test_recurring_months_and_weekdays() -> None:
     # Sun 1 Mar 2026, 01:00 local is 04:00 UTC; 23:30 local on Tue 31 Mar is Wed 1 Apr UTC
     assert matches(summer_weekends, dt.datetime(2026, 3, 1, 4, tzinfo=dt.UTC).timestamp())
     assert matches({"months": [3]}, dt.datetime(2026, 4, 1, 2, 30, tzinfo=dt.UTC).timestamp())
+
+
+def _notice(valid_from: str, valid_to: str) -> dict[str, object]:
+    return {
+        "type": "Feature",
+        "properties": {
+            "id": "notice-dates",
+            "kind": "special_area",
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+        },
+        "geometry": {
+            "type": "Polygon",
+            "coordinates": [[[-43.0, -23.0], [-42.9, -23.0], [-42.9, -22.9], [-43.0, -23.0]]],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("valid_from", "valid_to", "accepted"),
+    [
+        # docs/operations.md: times outside 1970-2100 are refused (UTC)
+        ("1970-01-01T00:00:00Z", "1970-01-02T00:00:00Z", True),
+        ("1969-12-31T23:59:59Z", "1970-01-02T00:00:00Z", False),
+        ("1970-01-01T00:30:00+01:00", "1970-01-02T00:00:00Z", False),  # 1969-12-31T23:30Z
+        ("2100-12-30T00:00:00Z", "2100-12-31T23:59:59Z", True),
+        ("2100-12-30T00:00:00Z", "2101-01-01T00:00:00Z", False),
+        ("2100-12-30T00:00:00Z", "2100-12-31T22:30:00-03:00", False),  # 2101-01-01T01:30Z
+        ("0001-01-01T00:00:00Z", "2025-01-01T00:00:00Z", False),
+        ("2025-01-01T00:00:00Z", "9999-12-31T23:59:59Z", False),
+    ],
+)
+def test_zone_times_outside_1970_to_2100_are_refused(
+    valid_from: str, valid_to: str, accepted: bool
+) -> None:
+    feat = _notice(valid_from, valid_to)
+    if accepted:
+        (zone,) = parse_feature_collection(feat)
+        assert zone.valid_from == dt.datetime.fromisoformat(valid_from)
+        return
+    with pytest.raises(ZoneError, match="outside 1970-2100") as err:
+        parse_feature_collection(feat)
+    assert err.value.feature == "notice-dates"
+
+
+@pytest.mark.parametrize("hours", [["08:00", "18:00"], ["08:00", "1\u00b2:00"]])
+def test_recurrence_hours_in_other_digits_are_refused(hours: list[str]) -> None:
+    """A superscript passes str.isdigit but not int(): a ZoneError, not a crash."""
+    feat = _notice("2025-01-01T00:00:00Z", "2025-12-31T00:00:00Z")
+    feat["properties"]["recurrence"] = {"hours": hours}  # type: ignore[index]
+    if hours[1] == "18:00":
+        assert parse_feature_collection(feat)[0].id == "notice-dates"
+        return
+    with pytest.raises(ZoneError, match="expected HH:MM"):
+        parse_feature_collection(feat)

@@ -4,8 +4,10 @@ a validity window; the running worker judges with the new register at once."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
@@ -150,7 +152,7 @@ def add_entries(
 )
 async def import_csv(
     request: Request, repo: Annotated[Repository, Depends(get_repository)]
-) -> JSONResponse:
+) -> Response:
     """CSV with the header ``mmsi,zone_id,operator,valid_from,valid_to,note``; a bad row
     refuses the whole file with its line number."""
     chunks: list[bytes] = []
@@ -160,8 +162,15 @@ async def import_csv(
         if size > MAX_CSV_BYTES:
             raise PayloadTooLargeError(f"the CSV is larger than {MAX_CSV_BYTES} bytes")
         chunks.append(chunk)
+    # parsing, writing and answering a large file takes seconds: done in a worker
+    # thread, so /healthz and every other request keep being answered meanwhile
+    body = await anyio.to_thread.run_sync(_import, b"".join(chunks), repo, request)
+    return Response(body, status_code=201, media_type="application/json")
+
+
+def _import(data: bytes, repo: Repository, request: Request) -> bytes:
     try:
-        text = b"".join(chunks).decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputFormatError("the CSV is not UTF-8") from None
     entries = parse_csv(text)
@@ -169,7 +178,10 @@ async def import_csv(
         raise InputFormatError("the CSV holds no entries")
     stored = repo.add_authorisations(entries)
     _changed(request)
-    return JSONResponse({"entries": [entry_json(e) for e in stored]}, status_code=201)
+    # one dumps per entry: a single dumps of 100,000 entries holds the GIL (and so every
+    # other request) for the whole encoding
+    items = b",".join(json.dumps(entry_json(e)).encode() for e in stored)
+    return b'{"entries":[' + items + b"]}"
 
 
 @router.delete(

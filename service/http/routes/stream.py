@@ -9,23 +9,25 @@ positions are live only, not replayed.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator
-from functools import partial
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Query, Request
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
+from starlette.types import Receive, Scope, Send
 
 from vigia.service.db.live_store import LiveStore
-from vigia.service.db.protocol import Scope
+from vigia.service.db.protocol import ApiKeyRecord
+from vigia.service.db.protocol import Scope as LeadScope
 from vigia.service.errors import RequestInvalidError
-from vigia.service.http.deps import get_repository, require_role, require_scope
+from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.leads import RULE_CODES, check_authority
 from vigia.service.http.routes.params import BBOX_DESCRIPTION, get_settings, parse_bbox
-from vigia.service.runtime.live import EventFilter, LiveHub, Subscription, position_json
+from vigia.service.http.stream_limits import StreamLimits
+from vigia.service.runtime.live import EventFilter, LiveHub, Subscription
+from vigia.service.runtime.live_feed import SharedFeed
 from vigia.service.settings import Settings
 
 router = APIRouter(tags=["live"], dependencies=[Depends(require_role("viewer"))])
@@ -47,34 +49,72 @@ def _resume_from(header: str | None, query: int | None) -> int | None:
     return int(text)
 
 
+class _Stream(EventSourceResponse):
+    """The event stream; gives its slot back however it ends."""
+
+    def __init__(self, *args: Any, release: Callable[[], None], **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
 async def _events(
-    store: LiveStore,
+    feed: SharedFeed,
     sub: Subscription,
     cursor: int,
     wanted: EventFilter,
-    scope: Scope,
+    scope: LeadScope,
     settings: Settings,
     shutdown: anyio.Event,
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncIterator[bytes]:
     batch_size, poll = settings.live.sse_batch, settings.live.poll_s
     try:
         # on shutdown the stream ends here, between events, so the response is closed
         # properly; the client reconnects elsewhere with Last-Event-ID and loses nothing
         while not shutdown.is_set():
-            read = partial(store.events_after, cursor, batch_size, scope=scope)
-            batch = await anyio.to_thread.run_sync(read)
-            for e in batch:
-                cursor = e.id
-                if wanted(e):
-                    yield ServerSentEvent(json.dumps(e.data), event=e.type, id=str(e.id))
-            if len(batch) == batch_size:
+            page = await feed.after(cursor, batch_size)
+            if page:
+                cursor = page[-1].event.id
+                # frames encoded once by the feed; one write per page, not per event
+                # the feed is shared by every authority's streams: each keeps its own leads
+                chunk = b"".join(
+                    f.data for f in page if wanted(f.event) and scope.admits(f.event.authority)
+                )
+                if chunk:
+                    yield chunk
+            if len(page) == batch_size:
+                # replaying a backlog: let every other request run between pages
+                await anyio.sleep(0)
                 continue  # catching up: read on before sending positions
             while sub.positions:
-                p = sub.positions.popleft()
-                yield ServerSentEvent(json.dumps(position_json(p)), event="vessel.position")
+                n = min(len(sub.positions), batch_size)
+                yield b"".join(sub.positions.popleft() for _ in range(n))
+                await anyio.sleep(0)
             await sub.wait(poll)
     finally:
         sub.close()
+
+
+def _shared(request: Request, store: LiveStore, hub: LiveHub, settings: Settings) -> SharedFeed:
+    """The app's one feed (made on first use, on the event loop it serves)."""
+    feed: SharedFeed | None = getattr(request.app.state, "live_feed", None)
+    if feed is None:
+        feed = request.app.state.live_feed = SharedFeed(store, hub, settings.live.poll_s)
+    return feed
+
+
+def _limits(request: Request, settings: Settings) -> StreamLimits:
+    limits: StreamLimits | None = getattr(request.app.state, "stream_limits", None)
+    if limits is None:
+        live = settings.live
+        limits = StreamLimits(live.sse_max_per_key, live.sse_max_total, live.sse_retry_after_s)
+        request.app.state.stream_limits = limits
+    return limits
 
 
 @router.get(
@@ -83,13 +123,13 @@ async def _events(
     response_class=EventSourceResponse,
     responses={
         200: {"content": {"text/event-stream": {"example": STREAM_EXAMPLE}}},
-        **problem_responses(401, 403, 422),
+        **problem_responses(401, 403, 422, 429),
     },
 )
 async def lead_stream(
     request: Request,
     settings: Annotated[Settings, Depends(get_settings)],
-    scope: Annotated[Scope, Depends(require_scope("viewer"))],
+    key: Annotated[ApiKeyRecord, Depends(require_role("viewer"))],
     rule: Annotated[str | None, Query(max_length=64, examples=["SAR-DISTRESS"])] = None,
     zone_id: Annotated[str | None, Query(max_length=200)] = None,
     authority: Annotated[str | None, Query(max_length=200)] = None,
@@ -111,6 +151,8 @@ async def lead_stream(
     everything missed, across restarts. Keep-alive comments every few seconds."""
     if rule is not None and rule not in RULE_CODES:
         raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
+    # the key itself (not only its scope): the stream limits count per key
+    scope = LeadScope(key.authority)
     check_authority(scope, authority)
     box = parse_bbox(bbox)
     if positions and box is None:
@@ -120,18 +162,30 @@ async def lead_stream(
     if hub is None or not isinstance(store, LiveStore):
         raise RequestInvalidError("this store keeps no event log")
     start = _resume_from(last_event_id_header, last_event_id)
+    limits = _limits(request, settings)
+    limits.acquire(key.id)  # a 429 before anything is subscribed
     # subscribe before reading the head, so nothing committed in between is missed
     sub = hub.subscribe(box, positions=positions)
     try:
         cursor = start if start is not None else await anyio.to_thread.run_sync(store.last_event_id)
     except BaseException:
         sub.close()
+        limits.release(key.id)
         raise
     wanted = EventFilter(rule, zone_id, authority, min_priority)
     headers: dict[str, Any] = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     shutdown = anyio.Event()
-    return EventSourceResponse(
-        _events(store, sub, cursor, wanted, scope, settings, shutdown),
+    return _Stream(
+        _events(
+            _shared(request, store, hub, settings),
+            sub,
+            cursor,
+            wanted,
+            scope,
+            settings,
+            shutdown,
+        ),
+        release=lambda: limits.release(key.id),
         ping=settings.live.sse_ping_s,
         headers=headers,
         send_timeout=30.0,

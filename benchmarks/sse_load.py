@@ -1,0 +1,240 @@
+"""``GET /leads`` latency while many SSE streams and backlog readers are connected.
+
+Usage: python -m benchmarks.sse_load [--streams 200] [--readers 50] [--events 20000]
+       [--rate 500] [--seconds 20] [--pg] [--quick]
+
+``vigia serve`` (a fresh SQLite file, or a fresh PostGIS database with ``--pg``) holds
+``--events`` stored lead events and ingests fresh position reports from a TCP feed at
+``--rate`` lines/s (its positions go to the streams that asked for them). Two phases in
+the same run, each ``--seconds`` long, while one client times ``GET /leads?limit=50``
+every 50 ms:
+
+- baseline: the feed running, no stream open;
+- load: ``--streams`` streams (half of them ``positions=true`` over the whole world)
+  and ``--readers`` clients replaying the whole event log from ``Last-Event-ID: 0``
+  again and again.
+
+Prints median, p99 and max of ``GET /leads`` per phase (goal: p99 under 200 ms), and
+what the clients received. The clients run in this process, on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from benchmarks.api import drop_database, temp_database
+from benchmarks.served import KEY, serve, summary
+from scripts import aisgen
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.service.db.store import open_repository
+
+WORLD = "-180,-90,180,90"
+
+
+def _lead(i: int) -> Lead:
+    t0 = time.time() - 3600 + i * 0.01
+    return Lead(
+        id=f"L-bench-{i:06d}", mmsi=710_000_000 + i % 5_000, rule="SEC-PLATFORM",
+        citation="NORMAM-07/DPC 0212 f)", zone_id="plat-p50", zone_kind="platform",
+        started_at=t0, ended_at=None, min_distance_m=120.0, max_sog_kn=8.5,
+        closest_lon=-40.0, closest_lat=-22.5, closest_t=t0 + 60,
+        evidence=[EvidencePoint(t0, -40.01, -22.5, 8.5, 90.0, 0, 300.0),
+                  EvidencePoint(t0 + 60, -40.0, -22.5, 8.0, 91.0, 0, 120.0)],
+        raw_sentences=["!AIVDM,1,1,,A,15M67FC000G?ufbE`FepT@3n00Sa,0*5C"],
+        vessel={"name": "NAVIO", "ship_type": 70}, zone_version=1,
+    )  # fmt: skip
+
+
+def _seed(url: str, n: int) -> None:
+    repo = open_repository(url)
+    repo.migrate()
+    for start in range(0, n, 1_000):
+        repo.upsert_leads([_lead(i) for i in range(start, min(n, start + 1_000))])
+    repo.close()
+
+
+class Feed:
+    """Position reports of 200 vessels off Rio, timed now, on a TCP socket at ``rate``
+    lines/s in 10 ms ticks (a live feed refuses old message times)."""
+
+    def __init__(self, rate: int) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.address = f"127.0.0.1:{self.server.getsockname()[1]}"
+        self.rate, self.stop = rate, threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _line(self, k: int) -> bytes:
+        mmsi = 710_500_000 + k % 200
+        lon, lat = -43.3 + (k % 200) * 0.002 + (k // 200) * 1e-5, -23.1
+        return (aisgen.fast_type1(mmsi, time.time(), lon, lat, 10.0, 90.0) + "\n").encode()
+
+    def _run(self) -> None:
+        conn, _ = self.server.accept()
+        i, t, carry = 0, time.perf_counter(), 0.0
+        with conn:
+            while not self.stop.is_set():
+                carry += self.rate / 100
+                n, carry = int(carry), carry - int(carry)
+                try:
+                    conn.sendall(b"".join(self._line(i + k) for k in range(n)))
+                except OSError:
+                    return
+                i += n
+                t += 0.01
+                time.sleep(max(0.0, t - time.perf_counter()))
+
+
+def _time_leads(base: str, stop: threading.Event, out: list[float], errors: list[str]) -> None:
+    with httpx.Client(base_url=base, headers={"X-API-Key": KEY}, timeout=30) as client:
+        while not stop.is_set():
+            t0 = time.perf_counter()
+            try:
+                client.get("/leads?limit=50").raise_for_status()
+                out.append((time.perf_counter() - t0) * 1000)
+            except httpx.HTTPError as exc:
+                errors.append(type(exc).__name__)
+            time.sleep(0.05)
+
+
+async def _stream(client: httpx.AsyncClient, url: str, headers: dict[str, str],
+                  got: list[int], again: bool, stop: asyncio.Event) -> None:  # fmt: skip
+    """Read a stream, counting frames; ``again``: reconnect from the start when the
+    backlog has been read (a reader replaying the log over and over)."""
+    while not stop.is_set():
+        try:
+            async with client.stream("GET", url, headers=headers) as r:
+                if r.status_code != 200:
+                    got[1] += 1
+                    await asyncio.sleep(1)
+                    continue
+                async for chunk in r.aiter_raw():
+                    got[0] += chunk.count(b"event: ")
+                    if stop.is_set() or (again and b"L-bench-" not in chunk and got[0]):
+                        break
+        except httpx.HTTPError:
+            got[1] += 1
+
+
+async def _load(base: str, streams: int, readers: int, seconds: float) -> list[list[int]]:
+    stop = asyncio.Event()
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+    timeout = httpx.Timeout(30.0, read=None)
+    counts = [[0, 0] for _ in range(3)]  # frames, errors: live, positions, backlog
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=timeout) as client:
+        h = {"X-API-Key": KEY}
+        tasks = [
+            asyncio.create_task(_stream(client, "/leads/stream", h, counts[0], False, stop))
+            for _ in range(streams - streams // 2)
+        ]
+        tasks += [
+            asyncio.create_task(
+                _stream(
+                    client, f"/leads/stream?positions=true&bbox={WORLD}", h, counts[1], False, stop
+                )
+            )
+            for _ in range(streams // 2)
+        ]
+        tasks += [
+            asyncio.create_task(
+                _stream(client, "/leads/stream", {**h, "Last-Event-ID": "0"}, counts[2], True, stop)
+            )
+            for _ in range(readers)
+        ]
+        await asyncio.sleep(seconds)
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return counts
+
+
+def _phase(base: str, seconds: float, streams: int, readers: int) -> tuple[list[float], str]:
+    stop, ms, errors = threading.Event(), [], []
+    timer = threading.Thread(target=_time_leads, args=(base, stop, ms, errors), daemon=True)
+    if streams or readers:
+        result: list[list[list[int]]] = []
+        runner = threading.Thread(
+            target=lambda: result.append(asyncio.run(_load(base, streams, readers, seconds + 3))),
+            daemon=True,
+        )
+        runner.start()
+        time.sleep(3)  # let the streams connect before timing
+        timer.start()
+        time.sleep(seconds)
+        stop.set()
+        runner.join(120)
+        (live, positions, backlog) = result[0] if result else [[0, 0]] * 3
+        note = (
+            f"; frames received: live {live[0]:,}, positions {positions[0]:,},"
+            f" backlog {backlog[0]:,}; refused or failed streams"
+            f" {live[1] + positions[1] + backlog[1]}"
+        )
+    else:
+        timer.start()
+        time.sleep(seconds)
+        stop.set()
+        note = ""
+    timer.join(60)
+    if errors:
+        note += f"; GET /leads errors {len(errors)}"
+    return ms, note
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--streams", type=int, help="open streams (200; --quick 40)")
+    ap.add_argument("--readers", type=int, help="backlog readers (50; --quick 10)")
+    ap.add_argument("--events", type=int, help="stored events (20,000; --quick 2,000)")
+    ap.add_argument("--rate", type=int, default=500, help="AIS lines/s into the service")
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--pg", action="store_true", help="PostGIS instead of SQLite")
+    ap.add_argument("--quick", action="store_true", help="40 streams, 10 readers, 2,000 events")
+    args = ap.parse_args()
+    for name, full, quick in (("streams", 200, 40), ("readers", 50, 10), ("events", 20_000, 2_000)):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
+    if args.quick:
+        args.seconds = 6.0
+    pg_name = None
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.pg:
+            url, pg_name = temp_database()
+        else:
+            url = f"sqlite:///{Path(tmp) / 'v.sqlite'}"
+        try:
+            _seed(url, args.events)
+            feed = Feed(args.rate)
+            env = {
+                "VIGIA_INGEST_WORKER": "true",
+                "VIGIA_INGEST_TCP_FEEDS": feed.address,
+                "VIGIA_LIVE_SSE_MAX_PER_KEY": "10000",
+                "VIGIA_LIVE_SSE_MAX_TOTAL": "10000",
+                "VIGIA_LIVE_WEBHOOKS": "false",
+                "VIGIA_LIVE_SSE_PING_S": "1",  # a caught-up reader notices within 1 s
+            }
+            with serve(url, Path(tmp), **env) as base:
+                idle, _ = _phase(base, args.seconds, 0, 0)
+                busy, note = _phase(base, args.seconds, args.streams, args.readers)
+            feed.stop.set()
+        finally:
+            if pg_name:
+                drop_database(pg_name)
+    print(
+        f"store {url.split(':')[0]}; {args.events:,} stored events; feed {args.rate} lines/s;"
+        f" {args.streams} streams ({args.streams // 2} with positions), {args.readers}"
+        " backlog readers"
+    )
+    print(f"baseline GET /leads (no stream): {summary(idle)}")
+    print(f"GET /leads under the stream load: {summary(busy)}{note}")
+
+
+if __name__ == "__main__":
+    main()

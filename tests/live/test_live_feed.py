@@ -1,0 +1,113 @@
+"""The shared feed behind every SSE stream (issue 21 item 8): one read of the store and
+one encoding per event, whatever the number of streams; positions encoded once for all
+the streams that take them; a stream far behind served from the store, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.storage.builders import T0, lead, pos
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
+from vigia.service.runtime.live import LiveHub
+from vigia.service.runtime.live_feed import SharedFeed
+
+STREAMS = 50
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqlRepository]:
+    repo = open_repository(f"sqlite:///{tmp_path / 'v.sqlite'}")
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    yield repo
+    repo.close()
+
+
+class Counting:
+    """The store, counting reads of the event log."""
+
+    def __init__(self, store: SqlRepository) -> None:
+        self.store, self.reads = store, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def events_after(self, after_id: int, limit: int = 500) -> Any:
+        self.reads += 1
+        return self.store.events_after(after_id, limit)
+
+
+def _parse(frame: bytes) -> tuple[str | None, str, dict[str, Any]]:
+    """An SSE frame read as the format says (``field: value`` lines, CRLF ends)."""
+    fields = dict(line.split(": ", 1) for line in frame.decode().strip().split("\r\n"))
+    return fields.get("id"), fields["event"], json.loads(fields["data"])
+
+
+def test_many_streams_share_one_read_and_one_encoding(store: SqlRepository) -> None:
+    counting = Counting(store)
+    hub = LiveHub(store)
+    feed = SharedFeed(counting, hub, poll_s=60.0)  # type: ignore[arg-type]
+
+    async def run() -> list[list[Any]]:
+        assert await feed.after(0, 500) == []  # the feed starts at the store's head
+        store.upsert_leads([lead(f"L-{i}") for i in range(5)])  # wakes the feed
+        reads = counting.reads
+        pages = await asyncio.gather(*(feed.after(0, 500) for _ in range(STREAMS)))
+        assert counting.reads == reads + 1  # one read of the store for all 50 streams
+        return pages
+
+    pages = asyncio.run(run())
+    hub.close()
+    first = pages[0]
+    stored = store.events_after(0, 500)
+    assert [_parse(f.data) for f in first] == [
+        (str(e.id), e.type, json.loads(json.dumps(e.data))) for e in stored
+    ]
+    # every stream holds the very same encoded frames: encoded once, not per stream
+    assert all(all(a.data is b.data for a, b in zip(p, first, strict=True)) for p in pages)
+
+
+def test_a_stream_far_behind_reads_the_store_in_order(store: SqlRepository) -> None:
+    store.upsert_leads([lead(f"L-{i:02d}") for i in range(12)])
+    hub = LiveHub(store)
+    feed = SharedFeed(store, hub, poll_s=0.0, window=3)
+
+    async def replay() -> list[int]:
+        await feed.after(0, 5)
+        store.upsert_leads([lead(f"N-{i:02d}") for i in range(7)])  # more than the window
+        ids, cursor = [], 0
+        while page := await feed.after(cursor, 5):
+            assert len(page) <= 5
+            ids += [f.event.id for f in page]
+            cursor = page[-1].event.id
+        return ids
+
+    ids = asyncio.run(replay())
+    hub.close()
+    assert ids == [e.id for e in store.events_after(0, 10_000)]
+
+
+def test_positions_are_encoded_once_for_every_stream(store: SqlRepository) -> None:
+    hub = LiveHub(store)
+
+    async def run() -> list[list[bytes]]:
+        subs = [hub.subscribe((-41.0, -23.0, -39.0, -21.0), positions=True) for _ in range(3)]
+        outside = hub.subscribe((10.0, 10.0, 11.0, 11.0), positions=True)
+        store.add_positions([pos(710_000_001, T0 + i, -40.0, -22.0) for i in range(4)])
+        await asyncio.sleep(0.1)  # the hub hands them over through the loop
+        assert not outside.positions
+        return [list(s.positions) for s in subs]
+
+    queues = asyncio.run(run())
+    hub.close()
+    assert [len(q) for q in queues] == [4, 4, 4]
+    assert all(a is b for q in queues[1:] for a, b in zip(q, queues[0], strict=True))
+    _, event, data = _parse(queues[0][0])
+    assert event == "vessel.position" and data["mmsi"] == 710_000_001 and data["lon"] == -40.0

@@ -245,7 +245,7 @@ async function download(path, name) {
 const word = (prefix, code) => (has(prefix + code) ? t(prefix + code) : code);
 
 /** A calendar date (YYYY-MM-DD) in the reader's form, e.g. 03/03/2026. */
-function dateText(iso) {
+export function dateText(iso) {
   if (!iso) return "—";
   const [y, m, day] = iso.split("-").map(Number);
   return new Intl.DateTimeFormat(getLang(), { timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, day)));

@@ -78,7 +78,8 @@ async function start(session) {
   state.leads = leads;
   const vessels = new VesselPanel({ form: $("vessel-form"), out: $("vessel-out"), map, leadPanel: leads });
   state.ballast = new BallastPanel({ form: $("ballast-form"), out: $("ballast-out"), auditForm: $("audit-form"), auditOut: $("audit-out"),
-    arrivalsForm: $("arrivals-form"), arrivalsOut: $("arrivals-out"), map });
+    arrivalsForm: $("arrivals-form"), arrivalsOut: $("arrivals-out"), map,
+    onLead: (id) => { $("tab-leads").click(); leads.select(id); } });
   for (const box of document.querySelectorAll("[data-layer]")) box.addEventListener("change", () => map.setGroup(box.dataset.layer, box.checked));
   legend();
   await map.ready;

@@ -90,7 +90,8 @@ async function start(session) {
     if (ev.type === "vessel.position") return;  // reserved for the positions feed
     if (ev.data?.id) { leads.marks.set(ev.data.id, performance.now()); leads.put(ev.data, { fresh: ev.type === "lead.opened" }); }
   };
-  const connect = () => openStream("/leads/stream", { onEvent, onState: (s) => {
+  const types = ["lead.opened", "lead.updated", "lead.status"];
+  const connect = () => openStream("/leads/stream", { onEvent, types, onState: (s) => {
     live(s);
     if (s === "missing") pollLeads(leads);
   } });

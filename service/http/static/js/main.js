@@ -1,6 +1,6 @@
 // Wiring: sign-in, language, tabs, layers, the live feed and the panels.
 import { api, getKey, setKey, features as detect, openStream } from "./api.js";
-import { apply, setLang, getLang, t } from "./i18n.js";
+import { apply, setLang, getLang, t, dateField } from "./i18n.js";
 import { VigiaMap, CLASS_COLOURS, ZONE_COLOURS, COAST } from "./map.js";
 import { LeadPanel } from "./leads.js";
 import { VesselPanel, BallastPanel } from "./panels.js";
@@ -131,6 +131,7 @@ async function signIn(key) {
 }
 
 function init() {
+  for (const el of document.querySelectorAll("input[data-date]")) dateField(el, el.dataset.date === "datetime");
   apply(document);
   $("lang").value = getLang();
   $("lang").addEventListener("change", (e) => { setLang(e.target.value); if (state.map) legend(); });

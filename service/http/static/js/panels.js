@@ -1,8 +1,8 @@
 // The vessel panel (static data, track for a period, its leads) and the ballast panel
 // (classified route, a)/b)-water hours, audit form, arrivals).
 import { api } from "./api.js";
-import { t, timeEl, number, localInputToIso, isoToLocalInput } from "./i18n.js";
-import { table, dateText } from "./leads.js";
+import { t, timeEl, number, localInputToIso, isoToLocalInput, dateText } from "./i18n.js";
+import { table } from "./leads.js";
 import { shipClass } from "./map.js";
 
 function msg(el, text, cls = "") { const p = document.createElement("p"); p.className = cls; p.textContent = text; el.replaceChildren(p); }

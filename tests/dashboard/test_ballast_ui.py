@@ -78,8 +78,8 @@ def _track(day: datetime) -> list[str]:
 
 
 def _local(t: float) -> str:
-    """The form takes São Paulo time (UTC-3), to the minute."""
-    return (datetime.fromtimestamp(t, UTC) - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M")
+    """São Paulo time (UTC-3) to the minute, typed day first as the officer would."""
+    return (datetime.fromtimestamp(t, UTC) - timedelta(hours=3)).strftime("%d/%m/%Y %H:%M")
 
 
 def _audit(page: Any, day: datetime) -> Any:

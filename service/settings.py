@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr, field_validator
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -202,15 +202,20 @@ class AuthSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="VIGIA_AUTH_", extra="ignore")
 
     bootstrap_admin_key: SecretStr | None = None
+    # signs the stream tokens an EventSource opens /leads/stream with; unset, one is drawn
+    # at start (tokens then die with the process, and replicas cannot share them)
+    stream_token_secret: SecretStr | None = None
+    # how long a stream token opens the stream; an open stream is not cut when it expires
+    stream_token_ttl_s: float = Field(default=300.0, ge=5.0, le=3600.0)
 
-    @field_validator("bootstrap_admin_key")
+    @field_validator("bootstrap_admin_key", "stream_token_secret")
     @classmethod
-    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
-        # an admin key is the whole API; `vigia apikey create` makes 43-character ones
+    def _long_enough(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        # an admin key is the whole API, and a token secret forges any caller's token;
+        # `vigia apikey create` makes 43-character keys
         if value is not None and len(value.get_secret_value()) < MIN_BOOTSTRAP_KEY:
-            raise ValueError(
-                f"VIGIA_AUTH_BOOTSTRAP_ADMIN_KEY must be at least {MIN_BOOTSTRAP_KEY} characters"
-            )
+            name = f"VIGIA_AUTH_{str(info.field_name).upper()}"
+            raise ValueError(f"{name} must be at least {MIN_BOOTSTRAP_KEY} characters")
         return value
 
 

@@ -265,10 +265,12 @@ def check_dates(rule: str, before: str, status: str, proc: dict[str, Any]) -> No
         raise ProcedureDataError(
             "the defence term has not started (enter when the infractor knew of the Auto "
             "and of the Laudo Técnico Ambiental, NORMAM-07/DPC 0404 b), or the end of an "
-            "ignored summons): no judgment before it ran out or a defence was received"
+            "ignored summons): no judgment before it ran out or a defence was received",
+            "report_known_date",
         )
     if decided <= defence[0].due:
         raise ProcedureDataError(
             f"no defence was received and its term runs until {defence[0].due} "
-            f"({defence[0].basis}): the judgment can only come after it"
+            f"({defence[0].basis}): the judgment can only come after it",
+            "decision.date",
         )

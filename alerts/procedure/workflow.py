@@ -86,6 +86,12 @@ class ProcedureDataError(VigiaError):
 
     code = "procedure-data"
 
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        #: the body member at fault (``notice.appear_by``), a stable name a client can
+        #: translate for its user where the message is English prose
+        self.field = field
+
 
 def default_regime(rule: str) -> str:
     """Ballast rules fall under Lei 9.966 (NORMAM-20); every other rule under LESTA."""
@@ -151,30 +157,34 @@ def _date(value: Any, what: str) -> dt.date:
     try:
         return dt.date.fromisoformat(str(value))
     except ValueError as exc:
-        raise ProcedureDataError(f"{what}: {value!r} is not a date (YYYY-MM-DD)") from exc
+        raise ProcedureDataError(f"{what}: {value!r} is not a date (YYYY-MM-DD)", what) from exc
 
 
-def _need(block: dict[str, Any] | None, keys: tuple[str, ...], step: str) -> dict[str, Any]:
-    if not block:
-        raise ProcedureDataError(f"moving to {step} needs {', '.join(keys)}")
-    missing = [k for k in keys if block.get(k) in (None, "")]
+def _need(
+    block: dict[str, Any] | None, keys: tuple[str, ...], step: str, prefix: str = ""
+) -> dict[str, Any]:
+    """``block`` when it has every one of ``keys``; ``prefix`` names it in the body."""
+    missing = [k for k in keys if not block or block.get(k) in (None, "")]
     if missing:
-        raise ProcedureDataError(f"moving to {step} needs {', '.join(missing)}")
-    return dict(block)
+        where = f"{prefix}.{missing[0]}" if prefix else missing[0]
+        raise ProcedureDataError(f"moving to {step} needs {', '.join(missing)}", where)
+    return dict(block or {})
 
 
-def _not_before(later: dt.date, earlier: dt.date, what: str) -> None:
+def _not_before(later: dt.date, earlier: dt.date, what: str, field: str | None = None) -> None:
     if later < earlier:
-        raise ProcedureDataError(f"{what}: {later} is before {earlier}")
+        raise ProcedureDataError(f"{what}: {later} is before {earlier}", field or what)
 
 
 def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str) -> None:
     """Data that may be entered or corrected at any step before the lead is closed."""
     if "regime" in data and data["regime"] is not None:
         if data["regime"] not in REGIMES:
-            raise ProcedureDataError(f"regime must be one of {', '.join(REGIMES)}")
+            raise ProcedureDataError(f"regime must be one of {', '.join(REGIMES)}", "regime")
         if status not in ("new", "triaged") and data["regime"] != proc.get("regime"):
-            raise ProcedureDataError("the regime is fixed once the Notice or Auto is issued")
+            raise ProcedureDataError(
+                "the regime is fixed once the Notice or Auto is issued", "regime"
+            )
         proc["regime"] = data["regime"]
     for key in ("seat_state", "seat_municipality"):
         if data.get(key) is not None:
@@ -185,9 +195,11 @@ def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str) -> None
             role = party.get("role")
             if role not in RESPONSIBLE_ROLES:
                 known = ", ".join(RESPONSIBLE_ROLES)
-                raise ProcedureDataError(f"responsible role {role!r} is not one of {known}")
+                raise ProcedureDataError(
+                    f"responsible role {role!r} is not one of {known}", "responsible.role"
+                )
             if not party.get("name"):
-                raise ProcedureDataError("a responsible party needs a name")
+                raise ProcedureDataError("a responsible party needs a name", "responsible.name")
             parties.append({**party, "basis": f"NORMAM-07 {RESPONSIBLE_ROLES[role]}"})
         proc["responsible"] = parties
     if data.get("fine_factors") is not None:
@@ -210,13 +222,13 @@ def _paid(proc: dict[str, Any], paid: dt.date) -> None:
     """Payment of a fine (0306 b) IV, 0405): only once a fine was imposed, not before it."""
     fines = [d for d in proc.get("decisions") or [] if d.get("penalty") == "multa"]
     if not fines:
-        raise ProcedureDataError("paid_on: no decision imposed a fine")
+        raise ProcedureDataError("paid_on: no decision imposed a fine", "paid_on")
     _not_before(paid, _date(fines[0]["date"], "decision.date"), "paid_on")
     proc["payment"] = {"paid_on": paid.isoformat()}
 
 
 def _notice(block: dict[str, Any]) -> dict[str, Any]:
-    notice = _need(block, ("date", "appear_by"), "notified")
+    notice = _need(block, ("date", "appear_by"), "notified", "notice")
     issued = _date(notice["date"], "notice.date")
     _not_before(_date(notice["appear_by"], "notice.appear_by"), issued, "notice.appear_by")
     return notice
@@ -232,7 +244,8 @@ def _aton_vessel(auto: dict[str, Any], candidates: tuple[dict[str, Any], ...]) -
     known = ", ".join(str(c.get("mmsi")) for c in candidates) or "none"
     raise ProcedureDataError(
         f"an ATON-DAMAGE Auto names the vessel chosen among the candidates "
-        f"(auto.vessel_mmsi, one of: {known}), never the aid to navigation"
+        f"(auto.vessel_mmsi, one of: {known}), never the aid to navigation",
+        "auto.vessel_mmsi",
     )
 
 
@@ -247,16 +260,18 @@ def _enter_step(
     """Check and record what arriving in ``to`` requires."""
     if to == "dismissed":
         if not reason or not reason.strip():
-            raise ProcedureDataError("dismissing a lead needs a reason")
+            raise ProcedureDataError("dismissing a lead needs a reason", "reason")
         proc["dismissal_reason"] = reason.strip()
     elif to == "notified":
         proc["notice"] = _notice(data.get("notice") or {})
     elif to == "infraction":
-        auto = _need(data.get("auto"), ("number", "date", "signature"), "infraction")
+        auto = _need(data.get("auto"), ("number", "date", "signature"), "infraction", "auto")
         if candidates is not None:
             auto["vessel"] = _aton_vessel(auto, candidates)
         if auto["signature"] not in SIGNATURES:
-            raise ProcedureDataError(f"auto.signature must be one of {', '.join(SIGNATURES)}")
+            raise ProcedureDataError(
+                f"auto.signature must be one of {', '.join(SIGNATURES)}", "auto.signature"
+            )
         issued = _date(auto["date"], "auto.date")
         # knowledge of the Auto starts the defence term (0306 b) I); signing is knowledge
         known = _date(auto.get("known_date") or issued.isoformat(), "auto.known_date")
@@ -266,7 +281,8 @@ def _enter_step(
         auto["known_date"] = known.isoformat()
         proc["auto"] = auto
     elif to == "defence":
-        received = _date(_need(data, ("defence_received",), "defence")["defence_received"], "x")
+        needed = _need(data, ("defence_received",), "defence")
+        received = _date(needed["defence_received"], "defence_received")
         _not_before(received, _date(proc["auto"]["date"], "auto.date"), "defence_received")
         proc["defence_received"] = received.isoformat()
     elif to == "judged":
@@ -281,10 +297,12 @@ def _enter_step(
 
 def _judge(proc: dict[str, Any], current: str, data: dict[str, Any]) -> None:
     if current == "appeal":
-        decision = _need(data.get("decision"), ("date", "appeal_outcome"), "judged")
+        decision = _need(data.get("decision"), ("date", "appeal_outcome"), "judged", "decision")
         if decision["appeal_outcome"] not in APPEAL_OUTCOMES:
             names = ", ".join(APPEAL_OUTCOMES)
-            raise ProcedureDataError(f"decision.appeal_outcome must be one of {names}")
+            raise ProcedureDataError(
+                f"decision.appeal_outcome must be one of {names}", "decision.appeal_outcome"
+            )
         # the penalty stands unless the appeal was granted in full
         decision["outcome"] = (
             "improcedente" if decision["appeal_outcome"] == "provido" else "procedente"
@@ -292,20 +310,25 @@ def _judge(proc: dict[str, Any], current: str, data: dict[str, Any]) -> None:
         if decision["outcome"] == "procedente" and not decision.get("penalty"):
             decision["penalty"] = proc["decisions"][-1].get("penalty")
     else:
-        decision = _need(data.get("decision"), ("date", "outcome"), "judged")
+        decision = _need(data.get("decision"), ("date", "outcome"), "judged", "decision")
         decision.pop("appeal_outcome", None)
     if decision["outcome"] not in OUTCOMES:
-        raise ProcedureDataError(f"decision.outcome must be one of {', '.join(OUTCOMES)}")
+        raise ProcedureDataError(
+            f"decision.outcome must be one of {', '.join(OUTCOMES)}", "decision.outcome"
+        )
     penalty = decision.get("penalty") or (
         "multa" if decision["outcome"] == "procedente" else "nenhuma"
     )
     if penalty not in PENALTIES:
-        raise ProcedureDataError(f"decision.penalty must be one of {', '.join(PENALTIES)}")
+        raise ProcedureDataError(
+            f"decision.penalty must be one of {', '.join(PENALTIES)}", "decision.penalty"
+        )
     decided = _date(decision["date"], "decision.date")
     known = _date(decision.get("known_date") or decided.isoformat(), "decision.known_date")
     _not_before(known, decided, "decision.known_date")
     if current == "appeal":
-        _not_before(decided, _date(proc["appeals"][-1]["filed"], "appeal.filed"), "decision")
+        filed = _date(proc["appeals"][-1]["filed"], "appeal.filed")
+        _not_before(decided, filed, "decision", "decision.date")
     else:
         _not_before(decided, _date(proc["auto"]["date"], "auto.date"), "decision.date")
     decisions = list(proc.get("decisions") or [])
@@ -321,7 +344,7 @@ def _judge(proc: dict[str, Any], current: str, data: dict[str, Any]) -> None:
 
 
 def _appeal(proc: dict[str, Any], data: dict[str, Any]) -> None:
-    appeal = _need(data.get("appeal"), ("filed",), "appeal")
+    appeal = _need(data.get("appeal"), ("filed",), "appeal", "appeal")
     filed = _date(appeal["filed"], "appeal.filed")
     last = proc["decisions"][-1]
     _not_before(filed, _date(last["date"], "decision.date"), "appeal.filed")
@@ -348,7 +371,9 @@ def apply_move(
         # the same status again is no move: an edit of the data, recorded like a move
         return status, proc
     if move.to not in STATES:
-        raise ProcedureDataError(f"unknown status {move.to!r}; states: {', '.join(STATES)}")
+        raise ProcedureDataError(
+            f"unknown status {move.to!r}; states: {', '.join(STATES)}", "status"
+        )
     allowed = allowed_moves(status, proc["regime"], proc, rule)
     if move.to not in allowed:
         raise ProcedureConflictError(

@@ -220,6 +220,12 @@ def create_app(
     app.state.metrics = metrics
     app.state.worker = None
     app.state.key_cache = KeyCache()
+    secret = settings.auth.stream_token_secret
+    # stream tokens (stream_token.py) are signed with this; drawn here when not set, once
+    # per app, so every request of this process agrees on it
+    app.state.stream_token_secret = (
+        secrets.token_bytes(32) if secret is None else secret.get_secret_value().encode()
+    )
     install_problem_handlers(app)
     app.add_middleware(RequestGuard)
     include_routers(app)

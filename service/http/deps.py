@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +17,7 @@ from fastapi import Depends, Header, Request
 
 from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
 from vigia.service.errors import AuthenticationError, PermissionDeniedError, StoreUnavailableError
+from vigia.service.http import stream_token
 
 ROLES: dict[str, int] = {"viewer": 1, "inspector": 2, "admin": 3}
 
@@ -83,7 +85,8 @@ def find_key(state: Any, key: str) -> ApiKeyRecord | None:
 
 def require_role(role: str) -> Callable[..., ApiKeyRecord]:
     """A dependency that admits a request whose key (``X-API-Key``, or ``Authorization:
-    Bearer <key>`` for GIS clients that cannot set other headers) has at least ``role``."""
+    Bearer <key>`` for GIS clients that cannot set other headers) has at least ``role``;
+    on the stream alone, a stream token (``?token=``) stands for the key that asked for it."""
     needed = ROLES[role]
 
     def dependency(
@@ -95,9 +98,13 @@ def require_role(role: str) -> Callable[..., ApiKeyRecord]:
             scheme, _, token = authorization.partition(" ")
             if scheme.lower() == "bearer" and token.strip():
                 x_api_key = token.strip()
-        if not x_api_key:
+        record: ApiKeyRecord | None
+        if not x_api_key and _takes_token(request):
+            record = token_caller(request, request.query_params["token"])
+        elif not x_api_key:
             raise AuthenticationError("missing X-API-Key header (or Authorization: Bearer)")
-        record = find_key(request.app.state, x_api_key)
+        else:
+            record = find_key(request.app.state, x_api_key)
         if record is None:
             raise AuthenticationError("unknown or revoked API key")
         if ROLES.get(record.role, 0) < needed:
@@ -122,3 +129,21 @@ def require_scope(role: str) -> Callable[..., Scope]:
         return Scope(caller.authority)
 
     return dependency
+
+
+def _takes_token(request: Request) -> bool:
+    """Whether this request may authenticate with ``?token=``: only a route of
+    ``stream_token.TOKEN_PATHS`` (the stream), so a token never opens anything else."""
+    route = request.scope.get("route")
+    path = getattr(route, "path", None)
+    return path in stream_token.TOKEN_PATHS and "token" in request.query_params
+
+
+def token_caller(request: Request, token: str) -> ApiKeyRecord:
+    """The caller a stream token stands for, if the key that asked for it is still active
+    (a key revoked since gets nothing more, as it would with its header)."""
+    state = request.app.state
+    caller = stream_token.verify(token, state.stream_token_secret, time.time())
+    if not any(k.id == caller.id and not k.revoked for k in state.repository.list_api_keys()):
+        raise AuthenticationError("the key this stream token was issued to is revoked")
+    return caller

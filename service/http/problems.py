@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from vigia.alerts.procedure.workflow import ProcedureConflictError
+from vigia.alerts.procedure.workflow import ProcedureConflictError, ProcedureDataError
 from vigia.ingest.errors import VigiaError
 from vigia.service.errors import StoreUnavailableError, TooManyRequestsError, status_for
 from vigia.zones.model import ZoneError
@@ -41,6 +41,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "reason": {"type": "string"},
         "errors": {"type": "array", "items": {"type": "object"}},
         "allowed": {"type": "array", "items": {"type": "string"}},
+        "field": {"type": "string"},
     },
 }
 
@@ -145,6 +146,8 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
     extra = _zone_extra(exc)
     if isinstance(exc, ProcedureConflictError):
         extra["allowed"] = list(exc.allowed)  # the moves a dashboard may offer instead
+    if isinstance(exc, ProcedureDataError) and exc.field:
+        extra["field"] = exc.field  # the body member at fault, for a client's own words
     response = problem(status, exc.code, detail, request.url.path, **extra)
     if isinstance(exc, TooManyRequestsError):
         response.headers["Retry-After"] = str(exc.retry_after_s)

@@ -76,14 +76,15 @@ def test_a_lesta_lead_goes_from_new_to_closed_from_the_page(
     _, lead_id = _open(service, watched, 710_998_101, "TEST LESTA")
     assert _offered(page) == ["triaged", "dismissed"]
     _move(page, service, lead_id, "triaged", {"seat_state": "RJ"})
+    # dates are typed day first, as on the paper (dd/mm/aaaa), whatever the browser's locale
     # 0306 a) I: under LESTA the Notice precedes the Auto, so the Auto is not offered
     assert _offered(page) == ["notified", "dismissed"]
     watched.doc_shot("01-triaged")
     # a Notice whose appearance date is before its own date: refused, said in Portuguese
     form = page.locator("#workflow")
     form.locator("select[name=status]").select_option("notified")
-    form.locator("[name='notice.date']").fill("2026-02-10")
-    form.locator("[name='notice.appear_by']").fill("2026-02-02")
+    form.locator("[name='notice.date']").fill("10/02/2026")
+    form.locator("[name='notice.appear_by']").fill("02/02/2026")
     form.locator("button[type=submit]").click()
     msg = form.locator(".msg.error")
     msg.wait_for(timeout=10_000)
@@ -93,13 +94,13 @@ def test_a_lesta_lead_goes_from_new_to_closed_from_the_page(
     watched.doc_shot("02-error-in-portuguese")
     _move(
         page, service, lead_id, "notified",
-        {"notice.number": "N-7/2026", "notice.date": "2026-02-02",
-         "notice.appear_by": "2026-02-05"},
+        {"notice.number": "N-7/2026", "notice.date": "02/02/2026",
+         "notice.appear_by": "05/02/2026"},
     )  # fmt: skip
     watched.doc_shot("03-notified")
     _move(
         page, service, lead_id, "infraction",
-        {"auto.number": "CPRJ-001/2026", "auto.date": "2026-02-06", "auto.signature": "refused",
+        {"auto.number": "CPRJ-001/2026", "auto.date": "06/02/2026", "auto.signature": "refused",
          "auto.witnesses": "Ana Souza\nJoão Lima", "responsible.0.role": "comandante",
          "responsible.0.name": "Carlos Alves"},
     )  # fmt: skip
@@ -107,10 +108,10 @@ def test_a_lesta_lead_goes_from_new_to_closed_from_the_page(
     assert stored["auto"]["witnesses"] == ["Ana Souza", "João Lima"]
     assert stored["responsible"][0]["name"] == "Carlos Alves"
     watched.doc_shot("04-infraction")
-    _move(page, service, lead_id, "defence", {"defence_received": "2026-02-20"})
+    _move(page, service, lead_id, "defence", {"defence_received": "20/02/2026"})
     _move(
         page, service, lead_id, "judged",
-        {"decision.date": "2026-03-10", "decision.outcome": "improcedente"},
+        {"decision.date": "10/03/2026", "decision.outcome": "improcedente"},
     )  # fmt: skip
     # an unfounded charge has no appeal by the charged party (workflow: appeal needs procedente)
     assert _offered(page) == ["closed"]
@@ -144,21 +145,21 @@ def test_a_pollution_lead_goes_from_new_to_judged_from_the_page(
     assert "infraction" in _offered(page)
     _move(
         page, service, lead_id, "infraction",
-        {"auto.number": "CPRJ-POL-3/2026", "auto.date": "2026-02-06", "auto.signature": "signed",
-         "auto.signed_by": "Carlos Alves", "report_known_date": "2026-02-06"},
+        {"auto.number": "CPRJ-POL-3/2026", "auto.date": "06/02/2026", "auto.signature": "signed",
+         "auto.signed_by": "Carlos Alves", "report_known_date": "06/02/2026"},
     )  # fmt: skip
     # 0404 b): 20 days from knowledge of the Laudo (Fri 6 Feb 2026) end Thu 26 Feb; no
     # defence came, so a judgment on the 26th is refused and one on 10 March is not
     form = page.locator("#workflow")
     form.locator("select[name=status]").select_option("judged")
-    form.locator("[name='decision.date']").fill("2026-02-26")
+    form.locator("[name='decision.date']").fill("26/02/2026")
     form.locator("[name='decision.outcome']").select_option("procedente")
     form.locator("button[type=submit]").click()
     form.locator(".msg.error").wait_for(timeout=10_000)
     assert service.get(f"/leads/{lead_id}")["status"] == "infraction"
     _move(
         page, service, lead_id, "judged",
-        {"decision.date": "2026-03-10", "decision.outcome": "procedente",
+        {"decision.date": "10/03/2026", "decision.outcome": "procedente",
          "decision.penalty": "multa", "decision.fine_brl": "7000"},
     )  # fmt: skip
     decided = service.get(f"/leads/{lead_id}")["procedure"]["decisions"][-1]

@@ -9,6 +9,7 @@ positions are live only, not replayed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
+from vigia.ingest.records import iso_utc
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import ApiKeyRecord
 from vigia.service.db.protocol import Scope as LeadScope
@@ -26,6 +28,7 @@ from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.leads import RULE_CODES, check_authority
 from vigia.service.http.routes.params import BBOX_DESCRIPTION, get_settings, parse_bbox
 from vigia.service.http.stream_limits import StreamLimits
+from vigia.service.http.stream_token import issue
 from vigia.service.runtime.live import EventFilter, LiveHub, Subscription
 from vigia.service.runtime.live_feed import SharedFeed
 from vigia.service.settings import Settings
@@ -145,10 +148,19 @@ async def lead_stream(
         Query(ge=0, le=2**62, description="resume after this id (as the header would)"),
     ] = None,
     last_event_id_header: Annotated[str | None, Header(alias="Last-Event-ID")] = None,
+    token: Annotated[
+        str | None,
+        Query(
+            max_length=1000,
+            description="a stream token from `POST /leads/stream/token`, for clients that "
+            "cannot send a header (a browser's EventSource); read by the key check",
+        ),
+    ] = None,
 ) -> EventSourceResponse:
     """`lead.opened`, `lead.updated` and `lead.status` events (data: the lead JSON with
     its `priority`), each with an increasing `id`; reconnect with `Last-Event-ID` to get
     everything missed, across restarts. Keep-alive comments every few seconds."""
+    del token  # checked with the key (deps.require_role), declared here for the docs
     if rule is not None and rule not in RULE_CODES:
         raise RequestInvalidError(f"unknown rule {rule!r}; known rules: {', '.join(RULE_CODES)}")
     # the key itself (not only its scope): the stream limits count per key
@@ -194,3 +206,39 @@ async def lead_stream(
         shutdown_event=shutdown,
         shutdown_grace_period=settings.live.poll_s + 1.0,
     )
+
+
+TOKEN_EXAMPLE = {
+    "token": "eyJhdXRob3JpdHkiOm51bGwsLi4ufQ.3q2-7w",
+    "expires_at": "2026-01-10T14:05:00Z",
+    "expires_in": 300,
+    "stream": "/leads/stream?token=eyJhdXRob3JpdHkiOm51bGwsLi4ufQ.3q2-7w",
+}
+
+
+@router.post(
+    "/leads/stream/token",
+    summary="A short-lived, read-only token that opens the lead stream (for EventSource)",
+    responses={
+        200: {"content": {"application/json": {"example": TOKEN_EXAMPLE}}},
+        **problem_responses(401, 403),
+    },
+)
+def stream_token(
+    request: Request,
+    settings: Annotated[Settings, Depends(get_settings)],
+    caller: Annotated[ApiKeyRecord, Depends(require_role("viewer"))],
+) -> dict[str, Any]:
+    """A browser's `EventSource` can send no header: ask for a token with the key, then
+    open `/leads/stream?token=...` (add `&last_event_id=N` to resume). The token opens
+    only the stream, for `VIGIA_AUTH_STREAM_TOKEN_TTL_S` (300 s), with the asking key's
+    authority; a stream it opened stays open after that. It is not accepted anywhere
+    else, and not to ask for another token."""
+    ttl = settings.auth.stream_token_ttl_s
+    out = issue(caller, request.app.state.stream_token_secret, ttl, time.time())
+    return {
+        "token": out.token,
+        "expires_at": iso_utc(out.expires_at),
+        "expires_in": int(ttl),
+        "stream": f"/leads/stream?token={out.token}",
+    }

@@ -1,9 +1,9 @@
 // The API as the page sees it: the key (this tab only), JSON calls, feature detection
-// from the OpenAPI document, and a fetch()-based SSE reader.
+// from the OpenAPI document, and the lead stream through EventSource.
 //
-// EventSource cannot send headers, and a key in the URL ends up in logs and history,
-// so the stream is read with fetch() and a ReadableStream, sending X-API-Key like every
-// other call, and Last-Event-ID on reconnect.
+// EventSource cannot send headers, and a key in the URL ends up in logs and history, so
+// the stream is opened with a stream token (5 minutes, read-only, the stream only) that
+// the key asks for; docs/live-delivery.md says how any browser client does the same.
 
 const KEY = "vigia.key";
 
@@ -73,63 +73,49 @@ function documentPaths(path, op) {
   return out;
 }
 
-/** Read an SSE stream with fetch(); calls onEvent({type, id, data}) per event and
- * reconnects with Last-Event-ID. Returns {close()}. onState(s): "live" | "connecting" |
- * "off" | "missing" (404: the service has no stream). */
-export function openStream(path, { onEvent, onState, retryMs = 1000 }) {
+/** The lead stream through the browser's own EventSource, opened with a short-lived
+ * read-only token (POST /leads/stream/token with the key; EventSource sends no header,
+ * and the key itself never goes into a URL). The browser reconnects by itself with
+ * Last-Event-ID; once the token has expired a reconnect is refused (401) and the
+ * EventSource closes, so a new token is asked for and the stream reopened after the last
+ * event seen. Calls onEvent({type, id, data}) per event; returns {close()}. onState(s):
+ * "live" | "connecting" | "off" | "missing" (404: the service has no stream). */
+export function openStream(path, { onEvent, onState, types, retryMs = 1000 }) {
   let lastId = null;
   let stopped = false;
-  let ctrl = null;
-  async function run() {
-    while (!stopped) {
-      ctrl = new AbortController();
-      onState("connecting");
-      try {
-        const headers = { "X-API-Key": getKey() || "", Accept: "text/event-stream" };
-        if (lastId !== null) headers["Last-Event-ID"] = lastId;
-        const res = await fetch(path, { headers, signal: ctrl.signal, cache: "no-store" });
-        if (res.status === 404) { onState("missing"); return; }
-        if (res.status === 401 || res.status === 403) { onState("off"); return; }
-        if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-        onState("live");
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buf = "";
-        let ev = { type: "message", data: [], id: null };
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += value;
-          let nl;
-          while ((nl = buf.search(/\r\n|\n|\r/)) >= 0) {
-            const line = buf.slice(0, nl);
-            buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
-            if (line === "") {
-              if (ev.data.length) {
-                if (ev.id !== null) lastId = ev.id;
-                try { onEvent({ type: ev.type, id: ev.id, data: JSON.parse(ev.data.join("\n")) }); }
-                catch (e) { console.warn("bad event", e); }
-              }
-              ev = { type: "message", data: [], id: null };
-              continue;
-            }
-            if (line.startsWith(":")) continue;  // keep-alive comment
-            const i = line.indexOf(":");
-            const field = i < 0 ? line : line.slice(0, i);
-            let val = i < 0 ? "" : line.slice(i + 1);
-            if (val.startsWith(" ")) val = val.slice(1);
-            if (field === "event") ev.type = val;
-            else if (field === "data") ev.data.push(val);
-            else if (field === "id") ev.id = val;
-            else if (field === "retry" && /^\d+$/.test(val)) retryMs = Number(val);
-          }
-        }
-      } catch (e) {
-        if (stopped) return;
-      }
+  let source = null;
+  const handle = (e) => {
+    if (e.lastEventId) lastId = e.lastEventId;
+    try { onEvent({ type: e.type, id: e.lastEventId || null, data: JSON.parse(e.data) }); }
+    catch (err) { console.warn("bad event", err); }
+  };
+  async function open() {
+    if (stopped) return;
+    onState("connecting");
+    let grant;
+    try {
+      grant = await api(`${path}/token`, { method: "POST" });
+    } catch (e) {
+      if (e.status === 404) { onState("missing"); return; }
       onState("off");
-      await new Promise((r) => setTimeout(r, retryMs));
+      if (e.status === 401 || e.status === 403) return;  // the key itself is refused
+      setTimeout(open, retryMs);
+      return;
     }
+    if (stopped) return;
+    const url = new URL(grant.stream, location.href);
+    if (lastId !== null) url.searchParams.set("last_event_id", lastId);
+    source = new EventSource(url);
+    source.onopen = () => onState("live");
+    for (const type of types) source.addEventListener(type, handle);
+    source.onerror = () => {
+      // CONNECTING: the browser retries by itself; CLOSED: it gave up (a refused token)
+      if (source.readyState === EventSource.CONNECTING) { onState("connecting"); return; }
+      source.close();
+      onState("off");
+      if (!stopped) setTimeout(open, retryMs);
+    };
   }
-  run();
-  return { close() { stopped = true; ctrl?.abort(); } };
+  open();
+  return { close() { stopped = true; source?.close(); }, get source() { return source; } };
 }

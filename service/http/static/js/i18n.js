@@ -130,13 +130,59 @@ export function apply(root) {
   document.documentElement.lang = lang;
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll("[data-i18n-aria]")) el.setAttribute("aria-label", t(el.dataset.i18nAria));
+  for (const el of root.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
 }
 
 const fmtCache = new Map();
+// dates are day first in both languages: an English-reading officer in Brazil meets
+// 05/02/2026 on every paper, and a month-first date beside it would be misread
+const DATE_LOCALE = { "pt-BR": "pt-BR", en: "en-GB" };
 function fmt(opts) {
   const key = lang + JSON.stringify(opts);
-  if (!fmtCache.has(key)) fmtCache.set(key, new Intl.DateTimeFormat(lang, { timeZone: TZ, ...opts }));
+  if (!fmtCache.has(key)) fmtCache.set(key, new Intl.DateTimeFormat(DATE_LOCALE[lang] || lang, { timeZone: TZ, ...opts }));
   return fmtCache.get(key);
+}
+
+/** A calendar date (YYYY-MM-DD) as the app's language writes it: 05/02/2026. */
+export function dateText(iso) {
+  if (!iso) return "—";
+  const [y, m, d] = iso.split("-").map(Number);
+  return new Intl.DateTimeFormat(DATE_LOCALE[lang] || lang, { timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, d)));
+}
+
+// Date fields are text, not <input type=date>: the browser draws those in its own
+// locale (mm/dd/yyyy in an English chromium), whatever the app's language says.
+const DMY = /^\s*(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[ ,T]+(\d{1,2}):(\d{2}))?\s*$/;
+const YMD = /^\s*(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?\s*$/;
+const pad = (n) => String(n).padStart(2, "0");
+
+/** What a date field holds, as {date: "YYYY-MM-DD", time: "HH:MM" | null}, or null when
+ * it is no real date. Typed day first (05/02/2026 14:30); ISO is taken too. */
+export function readDate(text) {
+  let m = DMY.exec(text || "");
+  let y, mo, d;
+  if (m) [d, mo, y] = [m[1], m[2], m[3]].map(Number);
+  else if ((m = YMD.exec(text || ""))) [y, mo, d] = [m[1], m[2], m[3]].map(Number);
+  else return null;
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
+  const [hh, mm] = [m[4], m[5]].map((x) => (x == null ? null : Number(x)));
+  if (hh != null && (hh > 23 || mm > 59)) return null;
+  return { date: `${y}-${pad(mo)}-${pad(d)}`, time: hh == null ? null : `${pad(hh)}:${pad(mm)}` };
+}
+
+/** Make a text input a date field of the app's language: placeholder, and a refusal in
+ * words when what was typed is no date. ``withTime``: a date and an hour. */
+export function dateField(el, withTime = false) {
+  el.type = "text";
+  el.autocomplete = "off";
+  el.dataset.kind = withTime ? "datetime" : "date";
+  el.dataset.i18nPlaceholder = withTime ? "ph.datetime" : "ph.date";
+  el.placeholder = t(el.dataset.i18nPlaceholder);
+  const check = () => el.setCustomValidity(!el.value || readDate(el.value) ? "" : t("ph.bad", { format: el.placeholder }));
+  el.addEventListener("input", check);
+  el.addEventListener("change", check);
+  return el;
 }
 
 /** A <time> element: São Paulo time shown, the UTC instant on hover. */
@@ -154,15 +200,18 @@ export function timeText(iso) {
   return iso ? fmt({ dateStyle: "short", timeStyle: "medium" }).format(new Date(iso)) : "—";
 }
 
-/** A datetime-local value read as São Paulo wall time (UTC-3 all year since 2019). */
+/** A date field's value read as São Paulo wall time (UTC-3 all year since 2019); a
+ * date without an hour is its midnight. */
 export function localInputToIso(value) {
-  if (!value) return null;
-  return new Date(`${value.length === 16 ? value + ":00" : value}-03:00`).toISOString();
+  const v = readDate(value);
+  if (!v) return null;
+  return new Date(`${v.date}T${v.time || "00:00"}:00-03:00`).toISOString();
 }
 
+/** An instant as a date field shows it, in São Paulo time: 10/01/2026 10:00. */
 export function isoToLocalInput(iso) {
-  const d = new Date(new Date(iso).getTime() - 3 * 3600e3);
-  return d.toISOString().slice(0, 16);
+  const d = new Date(new Date(iso).getTime() - 3 * 3600e3).toISOString();
+  return `${d.slice(8, 10)}/${d.slice(5, 7)}/${d.slice(0, 4)} ${d.slice(11, 16)}`;
 }
 
 export function number(x, digits = 1) {

@@ -1,13 +1,18 @@
 // The lead panel: a store fed by the stream (or the first page of /leads), filters,
 // newest first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
 import { api } from "./api.js";
-import { t, has, getLang, timeEl, timeText, number, onLang, localInputToIso } from "./i18n.js";
+import { t, has, timeEl, timeText, number, onLang, localInputToIso, dateField, dateText } from "./i18n.js";
 import { esc } from "./map.js";
 import { moveForm, problemText } from "./moveform.js";
 import "./words.js";
 import { positionEl, age, ddm } from "./position.js";
 
 const SAR = "SAR-DISTRESS";
+// a lead in these states is finished: nothing is drafted, silenced or "ongoing" there
+const FINISHED = ["closed", "dismissed"];
+/** When the episode ended; a finished lead whose vessel was never seen leaving is not
+ * "em curso": the case is over even if the track never said so. */
+const endedText = (l) => (l.ended_at ? null : FINISHED.includes(l.status) ? t("d.noend") : t("open"));
 // service/http/routes/documents.py DRAFTABLE: the states a draft is made in
 const DRAFTABLE = ["triaged", "notified", "infraction"];
 const SHAPES = { "SAR-DISTRESS": "⚠", "SEC-PLATFORM": "◆", "SEC-MILITARY": "■", "BATH-MOTOR": "●", "BATH-SAIL": "○", "SEC-NOTICE": "▲" };
@@ -111,7 +116,7 @@ export class LeadPanel {
     const cp = l.closest_point?.coordinates;
     const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
     meta.append(`${where} · `, timeEl(l.started_at),
-      l.ended_at ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
+      l.ended_at || FINISHED.includes(l.status) ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
     b.append(badge, who, st, meta);
     b.addEventListener("click", () => this.select(l.id));
     li.append(b);
@@ -154,7 +159,7 @@ export class LeadPanel {
     if (cp && l.rule !== SAR) add("d.closestpos", positionEl(cp[1], cp[0]));
     add("d.sog", `${number(l.max_sog_kn)} kn`);
     add("d.started", timeEl(l.started_at));
-    add("d.ended", l.ended_at ? timeEl(l.ended_at) : t("open"));
+    add("d.ended", l.ended_at ? timeEl(l.ended_at) : endedText(l));
     add("d.authority", l.authority || "—");
     add("d.status", t("st." + l.status));
     add("d.evidence", String(l.evidence?.length ?? 0));
@@ -210,7 +215,9 @@ export class LeadPanel {
       docs.append(said);
       box.append(docs);
     }
-    if (this.features.silences) box.append(this.silenceForm(l));
+    // silencing a finished lead's vessel or zone is a decision about new leads, not this
+    // one: offered from a lead still being worked
+    if (this.features.silences && !FINISHED.includes(l.status)) box.append(this.silenceForm(l));
     return box;
   }
 
@@ -218,8 +225,9 @@ export class LeadPanel {
     const f = document.createElement("form");
     f.className = "actions";
     f.innerHTML = `<label>${esc(t("sil.scope"))}<select name="scope"><option value="vessel">${esc(t("sil.vessel"))}</option><option value="zone">${esc(t("sil.zone"))}</option><option value="both">${esc(t("sil.both"))}</option></select></label>
-      <label>${esc(t("sil.until"))}<input name="until" type="datetime-local" required></label><label>${esc(t("wf.reason"))}<input name="reason" required maxlength="500"></label>
+      <label>${esc(t("sil.until"))}<input name="until" required></label><label>${esc(t("wf.reason"))}<input name="reason" required maxlength="500"></label>
       <button type="submit">${esc(t("sil.go"))}</button><span class="msg" role="status"></span>`;
+    dateField(f.elements.until, true);
     f.addEventListener("submit", async (e) => {
       e.preventDefault();
       const fd = new FormData(f);
@@ -243,13 +251,6 @@ async function download(path, name) {
 }
 
 const word = (prefix, code) => (has(prefix + code) ? t(prefix + code) : code);
-
-/** A calendar date (YYYY-MM-DD) in the reader's form, e.g. 03/03/2026. */
-function dateText(iso) {
-  if (!iso) return "—";
-  const [y, m, day] = iso.split("-").map(Number);
-  return new Intl.DateTimeFormat(getLang(), { timeZone: "UTC" }).format(new Date(Date.UTC(y, m - 1, day)));
-}
 
 /** pendente / vence em N dias / vencido / cumprido, from the API's pending, met_on, late. */
 function deadlineState(x) {

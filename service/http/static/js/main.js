@@ -1,6 +1,6 @@
 // Wiring: sign-in, language, tabs, layers, the live feed and the panels.
 import { api, getKey, setKey, features as detect, openStream } from "./api.js";
-import { apply, setLang, getLang, t } from "./i18n.js";
+import { apply, setLang, getLang, t, dateField } from "./i18n.js";
 import { VigiaMap, CLASS_COLOURS, ZONE_COLOURS, COAST } from "./map.js";
 import { LeadPanel } from "./leads.js";
 import { VesselPanel, BallastPanel } from "./panels.js";
@@ -78,7 +78,8 @@ async function start(session) {
   state.leads = leads;
   const vessels = new VesselPanel({ form: $("vessel-form"), out: $("vessel-out"), map, leadPanel: leads });
   state.ballast = new BallastPanel({ form: $("ballast-form"), out: $("ballast-out"), auditForm: $("audit-form"), auditOut: $("audit-out"),
-    arrivalsForm: $("arrivals-form"), arrivalsOut: $("arrivals-out"), map });
+    arrivalsForm: $("arrivals-form"), arrivalsOut: $("arrivals-out"), map,
+    onLead: (id) => { $("tab-leads").click(); leads.select(id); } });
   for (const box of document.querySelectorAll("[data-layer]")) box.addEventListener("change", () => map.setGroup(box.dataset.layer, box.checked));
   legend();
   await map.ready;
@@ -89,7 +90,8 @@ async function start(session) {
     if (ev.type === "vessel.position") return;  // reserved for the positions feed
     if (ev.data?.id) { leads.marks.set(ev.data.id, performance.now()); leads.put(ev.data, { fresh: ev.type === "lead.opened" }); }
   };
-  const connect = () => openStream("/leads/stream", { onEvent, onState: (s) => {
+  const types = ["lead.opened", "lead.updated", "lead.status"];
+  const connect = () => openStream("/leads/stream", { onEvent, types, onState: (s) => {
     live(s);
     if (s === "missing") pollLeads(leads);
   } });
@@ -129,6 +131,7 @@ async function signIn(key) {
 }
 
 function init() {
+  for (const el of document.querySelectorAll("input[data-date]")) dateField(el, el.dataset.date === "datetime");
   apply(document);
   $("lang").value = getLang();
   $("lang").addEventListener("change", (e) => { setLang(e.target.value); if (state.map) legend(); });

@@ -3,7 +3,7 @@
 // (type, format, enum, required, maxLength), so fields the API gains (payment, parties'
 // documents...) appear without a change here. Which fields a step asks for first is the
 // only thing this page knows; anything else the schema offers sits under "more data".
-import { t, has } from "./i18n.js";
+import { t, has, dateField, readDate, localInputToIso } from "./i18n.js";
 import { esc } from "./map.js";
 
 // the top-level properties each arrival asks for (NORMAM-07 0306, Lei 9.966 art. 25);
@@ -75,8 +75,8 @@ function input(doc, name, path, s, required) {
     el.maxLength = s.maxLength;
   } else {
     el = document.createElement("input");
-    if (s.format === "date") el.type = "date";
-    else if (s.format === "date-time") el.type = "datetime-local";
+    if (s.format === "date") dateField(el);
+    else if (s.format === "date-time") dateField(el, true);
     else if (s.type === "number" || s.type === "integer") {
       el.type = "number";
       el.step = s.type === "integer" ? "1" : "any";
@@ -133,7 +133,8 @@ export function collect(form) {
     else if (el.dataset.kind === "lines") { v = v.split("\n").map((x) => x.trim()).filter(Boolean); if (!v.length) continue; }
     else if (v === "" || v == null) continue;
     else if (el.dataset.kind === "number") v = Number(v);
-    else if (el.type === "datetime-local") v = new Date(`${v}:00-03:00`).toISOString();
+    else if (el.dataset.kind === "date") v = readDate(v)?.date ?? v;  // a bad one is refused by the API
+    else if (el.dataset.kind === "datetime") v = localInputToIso(v) ?? v;
     const keys = el.name.split(".");
     let o = body;
     keys.slice(0, -1).forEach((k, i) => { o[k] ??= /^\d+$/.test(keys[i + 1]) ? [] : {}; o = o[k]; });
@@ -187,9 +188,16 @@ export function problemText(err) {
   if (code === "procedure-conflict" && Array.isArray(p.allowed)) {
     s += " " + t("err.allowed", { moves: p.allowed.map((m) => t("st." + m)).join(", ") || "—" });
   }
+  // the body member at fault (the problem's stable `field` extension), in words
+  if (p.field) s += " " + t("err.field", { field: fieldName(p.field) });
   if (Array.isArray(p.errors) && p.errors.length) {
     const names = p.errors.map((e) => String(e.loc || "").split(".").filter((x) => x !== "body" && !/^\d+$/.test(x)).map((x) => (has("fld." + x) ? t("fld." + x) : x)).join(" › "));
     s += " (" + [...new Set(names)].join("; ") + ")";
   }
   return s;
+}
+
+/** "notice.appear_by" as "Notificação para comparecimento › Comparecer até". */
+export function fieldName(path) {
+  return String(path).split(".").filter((x) => !/^\d+$/.test(x)).map((x) => (has("fld." + x) ? t("fld." + x) : x)).join(" › ");
 }

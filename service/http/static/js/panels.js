@@ -1,7 +1,7 @@
 // The vessel panel (static data, track for a period, its leads) and the ballast panel
 // (classified route, a)/b)-water hours, audit form, arrivals).
 import { api } from "./api.js";
-import { t, timeEl, number, localInputToIso, isoToLocalInput } from "./i18n.js";
+import { t, timeEl, number, localInputToIso, isoToLocalInput, dateText } from "./i18n.js";
 import { table } from "./leads.js";
 import { shipClass } from "./map.js";
 
@@ -109,8 +109,8 @@ export function waterHours(points) {
 }
 
 export class BallastPanel {
-  constructor({ form, out, auditForm, auditOut, arrivalsForm, arrivalsOut, map }) {
-    Object.assign(this, { form, out, auditForm, auditOut, arrivalsForm, arrivalsOut, map });
+  constructor({ form, out, auditForm, auditOut, arrivalsForm, arrivalsOut, map, onLead }) {
+    Object.assign(this, { form, out, auditForm, auditOut, arrivalsForm, arrivalsOut, map, onLead });
     form.addEventListener("submit", (e) => { e.preventDefault(); this.classify(); });
     auditForm.addEventListener("submit", (e) => { e.preventDefault(); this.audit(); });
     arrivalsForm.addEventListener("submit", (e) => { e.preventDefault(); this.arrivals(); });
@@ -162,7 +162,41 @@ export class BallastPanel {
       tb.querySelectorAll("td:nth-child(2)").forEach((td, i) => { td.className = "verdict-" + res.exchanges[i].verdict; td.dataset.verdict = res.exchanges[i].verdict; });
       const p = document.createElement("p"); p.textContent = `${res.leads.length} ${t("audit.leads")} · ${res.id}`;
       this.auditOut.append(tb, p);
+      if (res.leads.length) this.auditOut.append(await this.raised(res.leads));
     } catch (e) { msg(this.auditOut, `${t("err")}: ${e.message}`, "error"); }
+  }
+
+  /** The leads an audit raised, each with its repeat offence as the lead's own detail
+   * carries it (GET /leads/{id} repeat_offence): the audit answer has no such block, and
+   * a repeat offender's fine is tripled (NORMAM-20 1.5.3 b)). */
+  async raised(leads) {
+    const list = document.createElement("ul");
+    list.className = "raised";
+    for (const l of leads) {
+      const li = document.createElement("li");
+      li.dataset.lead = l.id;
+      const b = document.createElement("button");
+      b.type = "button"; b.className = "secondary";
+      b.textContent = `${l.rule} · ${t("ballast.open")}`;
+      b.addEventListener("click", () => this.onLead?.(l.id));
+      const rep = await api(`/leads/${encodeURIComponent(l.id)}`).then((x) => x.repeat_offence, () => null);
+      const p = document.createElement("p");
+      li.dataset.repeat = String(Boolean(rep?.applies));
+      if (rep) {
+        const strong = document.createElement("strong");
+        strong.textContent = `${t("d.repeats")}: `;
+        const prior = (rep.prior || []).map((x) => dateText(x.auto_date)).join(", ");
+        p.append(strong, rep.applies ? t("rep.yes", { n: rep.prior.length }) + ` (${t("rep.autos")} ${prior})` : t("rep.no"));
+        if (rep.fine_factor) p.append(` · ${t("rep.factor", { n: rep.fine_factor })}`);
+        const small = document.createElement("small");
+        small.textContent = ` ${rep.basis || ""}`;
+        p.append(small);
+        if (rep.applies) p.className = "sar-text";
+      } else p.textContent = `${t("d.repeats")}: —`;
+      li.append(b, p);
+      list.append(li);
+    }
+    return list;
   }
 
   async arrivals() {

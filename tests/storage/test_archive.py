@@ -56,8 +56,8 @@ def sent_positions(end: float, days: int = 10) -> list[Position]:
                     cog=123.4,
                     heading=i % 360,
                     nav_status=0,
-                    accuracy=bool(i % 2),
-                    source="rx-santos",
+                    accuracy=None if i % 7 == 0 else bool(i % 2),
+                    source="rx-santos" if k else "",
                 )
             )
     return out
@@ -244,6 +244,9 @@ def test_ten_days_on_postgis_leave_three_hot_and_one_whole_track(
     whole = [p for p in sent if p.mmsi == 710_000_003]
     assert len(whole) == 720
     assert got == [(p.mmsi, p.lon) for p in whole]
+    # every field of every vessel's positions comes back as sent, across the edge
+    for mmsi in VESSELS:
+        assert repo.track(mmsi, None, None) == [p for p in sent if p.mmsi == mmsi]
     repo.close()
 
 

@@ -139,16 +139,18 @@ def test_a_rerun_after_a_kill_between_file_and_delete_stores_each_position_once(
     assert all(t >= BOUND for _, t in hot_keys(sqlite_repo))
 
 
-def test_the_archive_opens_in_geopandas_and_duckdb(
-    sqlite_repo: SqlRepository, tmp_path: Path
-) -> None:
-    geopandas = pytest.importorskip("geopandas")
-    duckdb = pytest.importorskip("duckdb")
+def _archived_sample(repo: SqlRepository, root: Path) -> list[Position]:
+    """Ten days stored and archived with a 3-day window; the archived ones, sorted."""
     sent = sent_positions(NOW)
-    sqlite_repo.add_positions(sent)
+    repo.add_positions(sent)
+    Archiver(repo.engine, root).run(3, now=NOW)
+    return sorted((p for p in sent if p.t < BOUND), key=lambda p: (p.mmsi, p.t))
+
+
+def test_the_archive_opens_in_geopandas(sqlite_repo: SqlRepository, tmp_path: Path) -> None:
+    geopandas = pytest.importorskip("geopandas")
     root = tmp_path / "arch"
-    Archiver(sqlite_repo.engine, root).run(3, now=NOW)
-    old = sorted((p for p in sent if p.t < BOUND), key=lambda p: (p.mmsi, p.t))
+    old = _archived_sample(sqlite_repo, root)
 
     frames = [geopandas.read_parquet(f) for f in sorted(root.glob("day=*/*.parquet"))]
     gdf = geopandas.pd.concat(frames).sort_values(["mmsi", "t"])
@@ -157,6 +159,11 @@ def test_the_archive_opens_in_geopandas_and_duckdb(
         (p.mmsi, p.t, p.lon, p.lat) for p in old
     ]
 
+
+def test_the_archive_opens_in_duckdb(sqlite_repo: SqlRepository, tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    root = tmp_path / "arch"
+    old = _archived_sample(sqlite_repo, root)
     con = duckdb.connect()
     rows = con.execute(
         "SELECT mmsi, t, geometry.x, geometry.y, sog, day FROM read_parquet(?, "

@@ -164,8 +164,9 @@ class Archiver:
         lo, hi = day * DAY_S, (day + 1) * DAY_S
         part = partition_name(day)
         with self._engine.begin() as conn:
-            # writers wait (readers do not) until the day is gone: a row added after the
-            # count could otherwise be dropped unarchived. Parent first, as writers lock.
+            # writers wait until the day is gone (readers only for the DROP): a row added
+            # after the count could otherwise be dropped unarchived. Parent first, as
+            # writers lock it.
             conn.exec_driver_sql("LOCK TABLE positions IN SHARE ROW EXCLUSIVE MODE")
             if _is_partition(conn, part):
                 n = conn.exec_driver_sql(f"SELECT count(*) FROM {part}").scalar()

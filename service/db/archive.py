@@ -214,8 +214,11 @@ class Archiver:
         # gives the freed pages back to the file system: only a store created with
         # auto_vacuum=INCREMENTAL (every new one, see engine.py) can do it in steps
         with self._engine.connect() as conn:
-            conn.exec_driver_sql("PRAGMA incremental_vacuum")
-            conn.commit()
+            # the pragma frees one page per step, and sqlite3's execute() steps a
+            # statement returning nothing once: executescript runs it to its end
+            raw = conn.connection.driver_connection
+            assert raw is not None
+            raw.executescript("PRAGMA incremental_vacuum;")
 
     def _drop_empty_partitions(self, bound: float) -> None:
         with self._engine.begin() as conn:

@@ -392,3 +392,20 @@ def test_the_window_setting_is_off_when_empty(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("VIGIA_RETENTION_HOT_DAYS", "0")
     with pytest.raises(ValueError):
         ArchiveSettings()
+
+
+def test_sqlite_gives_the_pages_of_archived_days_back(
+    sqlite_repo: SqlRepository, tmp_path: Path
+) -> None:
+    def pages() -> tuple[int, int]:
+        with sqlite_repo.engine.connect() as conn:
+            n = conn.exec_driver_sql("PRAGMA page_count").scalar()
+            free = conn.exec_driver_sql("PRAGMA freelist_count").scalar()
+        return int(n or 0), int(free or 0)
+
+    sqlite_repo.add_positions(sent_positions(NOW))
+    before, _ = pages()
+    Archiver(sqlite_repo.engine, tmp_path / "arch").run(3, now=NOW)
+    after, free = pages()
+    # without the vacuum the freed pages stay in the file, on its free list
+    assert free == 0 and after < before

@@ -53,6 +53,20 @@ SCHEMA = pa.schema(
         pa.field("bbox", BBOX, False),
     ]
 )
+# the store's position columns, as Arrow reads them before they become archive rows
+STORE_TYPES: dict[str, pa.DataType] = {
+    "mmsi": pa.int64(),
+    "t": pa.float64(),
+    "msg_type": pa.int8(),
+    "lon": pa.float64(),
+    "lat": pa.float64(),
+    "sog": pa.float64(),
+    "cog": pa.float64(),
+    "heading": pa.int16(),
+    "nav_status": pa.int8(),
+    "accuracy": pa.bool_(),
+    "source": pa.string(),
+}
 # OGC:CRS84 (longitude, latitude on WGS 84): the GeoParquet default, written out in full
 # (PROJJSON, as PROJ itself writes it) so a reader need not know that default
 CRS84: dict[str, Any] = pyproj.CRS.from_user_input("OGC:CRS84").to_json_dict()
@@ -108,8 +122,16 @@ def table_from_columns(cols: dict[str, Sequence[Any]]) -> pa.Table:
     # SQLite hands booleans back as integers
     accuracy = [None if a is None else bool(a) for a in cols["accuracy"]]
     cols = {**cols, "accuracy": accuracy}
-    lon = np.asarray(cols["lon"], dtype=np.float64)
-    lat = np.asarray(cols["lat"], dtype=np.float64)
+    return table_from_arrow(
+        pa.table({n: pa.array(cols[n], type=t) for n, t in STORE_TYPES.items()})
+    )
+
+
+def table_from_arrow(tab: pa.Table) -> pa.Table:
+    """An archive table from an Arrow table of the store's columns, typed as the
+    archive's (no row goes through Python)."""
+    lon = tab.column("lon").to_numpy()
+    lat = tab.column("lat").to_numpy()
     geometry = pa.StructArray.from_arrays([pa.array(lon), pa.array(lat)], fields=list(POINT))
     bbox = pa.StructArray.from_arrays(
         [
@@ -120,9 +142,7 @@ def table_from_columns(cols: dict[str, Sequence[Any]]) -> pa.Table:
         ],
         fields=list(BBOX),
     )
-    arrays = [
-        pa.array(cols[f.name], type=f.type) for f in SCHEMA if f.name not in ("geometry", "bbox")
-    ]
+    arrays = [tab.column(f.name).cast(f.type) for f in SCHEMA if f.name not in ("geometry", "bbox")]
     return pa.Table.from_arrays([*arrays, geometry, bbox], schema=SCHEMA)
 
 

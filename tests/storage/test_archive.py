@@ -56,8 +56,8 @@ def sent_positions(end: float, days: int = 10) -> list[Position]:
                     cog=123.4,
                     heading=i % 360,
                     nav_status=0,
-                    accuracy=bool(i % 2),
-                    source="rx-santos",
+                    accuracy=None if i % 7 == 0 else bool(i % 2),
+                    source="rx-santos" if k else "",
                 )
             )
     return out
@@ -139,16 +139,18 @@ def test_a_rerun_after_a_kill_between_file_and_delete_stores_each_position_once(
     assert all(t >= BOUND for _, t in hot_keys(sqlite_repo))
 
 
-def test_the_archive_opens_in_geopandas_and_duckdb(
-    sqlite_repo: SqlRepository, tmp_path: Path
-) -> None:
-    geopandas = pytest.importorskip("geopandas")
-    duckdb = pytest.importorskip("duckdb")
+def _archived_sample(repo: SqlRepository, root: Path) -> list[Position]:
+    """Ten days stored and archived with a 3-day window; the archived ones, sorted."""
     sent = sent_positions(NOW)
-    sqlite_repo.add_positions(sent)
+    repo.add_positions(sent)
+    Archiver(repo.engine, root).run(3, now=NOW)
+    return sorted((p for p in sent if p.t < BOUND), key=lambda p: (p.mmsi, p.t))
+
+
+def test_the_archive_opens_in_geopandas(sqlite_repo: SqlRepository, tmp_path: Path) -> None:
+    geopandas = pytest.importorskip("geopandas")
     root = tmp_path / "arch"
-    Archiver(sqlite_repo.engine, root).run(3, now=NOW)
-    old = sorted((p for p in sent if p.t < BOUND), key=lambda p: (p.mmsi, p.t))
+    old = _archived_sample(sqlite_repo, root)
 
     frames = [geopandas.read_parquet(f) for f in sorted(root.glob("day=*/*.parquet"))]
     gdf = geopandas.pd.concat(frames).sort_values(["mmsi", "t"])
@@ -157,6 +159,11 @@ def test_the_archive_opens_in_geopandas_and_duckdb(
         (p.mmsi, p.t, p.lon, p.lat) for p in old
     ]
 
+
+def test_the_archive_opens_in_duckdb(sqlite_repo: SqlRepository, tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    root = tmp_path / "arch"
+    old = _archived_sample(sqlite_repo, root)
     con = duckdb.connect()
     rows = con.execute(
         "SELECT mmsi, t, geometry.x, geometry.y, sog, day FROM read_parquet(?, "
@@ -244,6 +251,9 @@ def test_ten_days_on_postgis_leave_three_hot_and_one_whole_track(
     whole = [p for p in sent if p.mmsi == 710_000_003]
     assert len(whole) == 720
     assert got == [(p.mmsi, p.lon) for p in whole]
+    # every field of every vessel's positions comes back as sent, across the edge
+    for mmsi in VESSELS:
+        assert repo.track(mmsi, None, None) == [p for p in sent if p.mmsi == mmsi]
     repo.close()
 
 
@@ -382,3 +392,20 @@ def test_the_window_setting_is_off_when_empty(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("VIGIA_RETENTION_HOT_DAYS", "0")
     with pytest.raises(ValueError):
         ArchiveSettings()
+
+
+def test_sqlite_gives_the_pages_of_archived_days_back(
+    sqlite_repo: SqlRepository, tmp_path: Path
+) -> None:
+    def pages() -> tuple[int, int]:
+        with sqlite_repo.engine.connect() as conn:
+            n = conn.exec_driver_sql("PRAGMA page_count").scalar()
+            free = conn.exec_driver_sql("PRAGMA freelist_count").scalar()
+        return int(n or 0), int(free or 0)
+
+    sqlite_repo.add_positions(sent_positions(NOW))
+    before, _ = pages()
+    Archiver(sqlite_repo.engine, tmp_path / "arch").run(3, now=NOW)
+    after, free = pages()
+    # without the vacuum the freed pages stay in the file, on its free list
+    assert free == 0 and after < before

@@ -263,6 +263,9 @@ class LiveSettings(BaseSettings):
     # processes, e.g. bus consumers, do not wake this one)
     poll_s: float = Field(default=1.0, gt=0)
     sse_batch: int = Field(default=500, gt=0, le=10_000)
+    # backlog pages (of sse_batch events) replayed per second, all streams together:
+    # reconnecting clients far behind catch up without taking the loop from requests
+    sse_replay_pages_per_s: float = Field(default=20.0, gt=0)
     # open event streams allowed per API key and in total; one more gets a 429 with
     # Retry-After (each stream holds a connection and its share of every event)
     sse_max_per_key: int = Field(default=20, gt=0, le=10_000)

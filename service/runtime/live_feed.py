@@ -48,9 +48,21 @@ def frame(e: LeadEvent) -> Frame:
 class SharedFeed:
     """The newest events of the store, shared by every stream of one event loop."""
 
-    def __init__(self, store: LiveStore, hub: LiveHub, poll_s: float, window: int = WINDOW):
+    def __init__(
+        self,
+        store: LiveStore,
+        hub: LiveHub,
+        poll_s: float,
+        window: int = WINDOW,
+        replay_pages_per_s: float = 0.0,
+    ) -> None:
         self._store = store
         self._poll_s = poll_s
+        # backlog pages handed out per second, all readers together (0: no limit): a
+        # replay is bulk work and must not take the event loop from live requests
+        self._page_gap = 1.0 / replay_pages_per_s if replay_pages_per_s > 0 else 0.0
+        self._next_page = 0.0
+        self._pace = asyncio.Lock()
         self._frames: deque[Frame] = deque(maxlen=window)
         # the window holds every stored event with base < id <= head
         self._base = self._head = -1
@@ -92,11 +104,19 @@ class SharedFeed:
             while len(self._pages) > _PAGES:
                 self._pages.pop(next(iter(self._pages)))  # the oldest page asked for
         try:
-            return await asyncio.shield(page)
+            frames = await asyncio.shield(page)
         except BaseException:
             if page.done():
                 self._pages.pop(key, None)  # a failed read is not kept
             raise
+        if self._page_gap:
+            async with self._pace:  # readers queue here, each page its turn
+                loop = asyncio.get_running_loop()
+                wait = self._next_page - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._next_page = max(loop.time(), self._next_page) + self._page_gap
+        return frames
 
     def _read_page(self, cursor: int, limit: int) -> list[Frame]:
         return [frame(e) for e in self._store.events_after(cursor, limit, scope=EVERY_AUTHORITY)]

@@ -107,7 +107,9 @@ def _shared(request: Request, store: LiveStore, hub: LiveHub, settings: Settings
     """The app's one feed (made on first use, on the event loop it serves)."""
     feed: SharedFeed | None = getattr(request.app.state, "live_feed", None)
     if feed is None:
-        feed = request.app.state.live_feed = SharedFeed(store, hub, settings.live.poll_s)
+        live = settings.live
+        feed = SharedFeed(store, hub, live.poll_s, replay_pages_per_s=live.sse_replay_pages_per_s)
+        request.app.state.live_feed = feed
     return feed
 
 

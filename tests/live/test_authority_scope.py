@@ -65,6 +65,8 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/vessels/{mmsi}/track"): PUBLIC,
     ("GET", "/ingest/counters"): PUBLIC,
     ("GET", "/leads/stream"): STREAM,
+    # a token for the caller's own stream, which it opens scoped as the key that asked
+    ("POST", "/leads/stream/token"): PUBLIC,
     ("GET", "/leads"): LEAD_LIST,
     ("GET", "/leads/{lead_id}"): ONE_LEAD,
     ("PATCH", "/leads/{lead_id}"): WRITE,
@@ -82,6 +84,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/collections/leads/items"): LEAD_LIST,
     ("GET", "/collections/leads/items/{lead_id}"): ONE_LEAD,
     ("GET", "/collections/vessels/items"): PUBLIC,
+    ("GET", "/collections/{layer}/queryables"): PUBLIC,  # a JSON Schema, no data
     ("GET", "/collections/vessels/items/{mmsi}"): PUBLIC,
     ("GET", "/apikeys"): ADMIN,
     ("POST", "/apikeys"): ADMIN,

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.storage.builders import T0, lead, pos
+from vigia.service.db.protocol import EVERY_AUTHORITY, Scope
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 from vigia.service.runtime.live import LiveHub
@@ -39,9 +40,9 @@ class Counting:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    def events_after(self, after_id: int, limit: int = 500) -> Any:
+    def events_after(self, after_id: int, limit: int = 500, *, scope: Scope) -> Any:
         self.reads += 1
-        return self.store.events_after(after_id, limit)
+        return self.store.events_after(after_id, limit, scope=scope)
 
 
 def _parse(frame: bytes) -> tuple[str | None, str, dict[str, Any]]:
@@ -66,7 +67,7 @@ def test_many_streams_share_one_read_and_one_encoding(store: SqlRepository) -> N
     pages = asyncio.run(run())
     hub.close()
     first = pages[0]
-    stored = store.events_after(0, 500)
+    stored = store.events_after(0, 500, scope=EVERY_AUTHORITY)
     assert [_parse(f.data) for f in first] == [
         (str(e.id), e.type, json.loads(json.dumps(e.data))) for e in stored
     ]
@@ -91,7 +92,7 @@ def test_a_stream_far_behind_reads_the_store_in_order(store: SqlRepository) -> N
 
     ids = asyncio.run(replay())
     hub.close()
-    assert ids == [e.id for e in store.events_after(0, 10_000)]
+    assert ids == [e.id for e in store.events_after(0, 10_000, scope=EVERY_AUTHORITY)]
 
 
 def test_positions_are_encoded_once_for_every_stream(store: SqlRepository) -> None:

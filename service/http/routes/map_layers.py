@@ -17,6 +17,8 @@ from shapely.geometry import mapping
 from vigia.ingest.records import VesselInfo, device_class, iso_utc
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.http.deps import ROLES, get_repository, require_role
+from vigia.service.http.map_land import finest_land
+from vigia.service.http.map_land import sources as chart_sources
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.ballast import Ballast
 from vigia.service.http.routes.params import (
@@ -103,7 +105,7 @@ def land_geojson(request: Request, ballast: Any) -> dict[str, Any]:
         out: dict[str, Any] = cached[1]
         return out
     land = assessor.basemap.land
-    geom = shapely.intersection(land.polygons, shapely.box(*LAND_WINDOW))
+    geom = finest_land(land.polygons, LAND_WINDOW)
     geom = shapely.simplify(geom, LAND_TOLERANCE_DEG, preserve_topology=True)
     geom = shapely.set_precision(geom, 1e-5)
     doc = {
@@ -111,7 +113,10 @@ def land_geojson(request: Request, ballast: Any) -> dict[str, Any]:
         "features": [
             {"type": "Feature", "geometry": mapping(geom), "properties": {"kind": "land"}}
         ],
-        "properties": {"source": assessor.basemap.names.get("land", "")},
+        "properties": {
+            "source": assessor.basemap.names.get("land", ""),
+            "chart_cells": chart_sources(),  # drawn instead of it where they cover
+        },
     }
     state.map_land = (assessor, doc)
     return doc
@@ -139,8 +144,11 @@ def _zone_props(zone: Any) -> dict[str, Any]:
     }
 
 
-def zone_bands(zones: list[Any]) -> dict[str, Any]:
-    """Each zone's reference geometry and its rule bands as lon/lat polygons."""
+def zone_bands(zones: list[Any], land: Any = None) -> dict[str, Any]:
+    """Each zone's reference geometry and its rule bands as lon/lat polygons. Given the
+    ``land`` polygons, a beach's bands are drawn on the water side of its line only: the
+    rule measures from the line either way, but a band over the houses behind the sand
+    reads as a rule about them (issue 22). The land is the finest bundled (map_land)."""
     index = ZoneIndex(zones)
     features: list[dict[str, Any]] = []
     for i, zone in enumerate(index.zones):
@@ -154,6 +162,8 @@ def zone_bands(zones: list[Any]) -> dict[str, Any]:
             bands = [("rule", width)]
         for band, w in bands:
             geom = index.band(i, w)
+            if land is not None and zone.kind is ZoneKind.BATHER_BEACH:
+                geom = shapely.difference(geom, finest_land(land, geom.bounds))
             features.append(
                 {
                     "type": "Feature",
@@ -177,11 +187,14 @@ def zone_bands(zones: list[Any]) -> dict[str, Any]:
     response_class=GeoJSONResponse,
     responses=_example(EXAMPLE_BANDS),
 )
-def get_zone_bands(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
+def get_zone_bands(
+    repo: Annotated[Repository, Depends(get_repository)], ballast: Ballast
+) -> GeoJSONResponse:
     """Each current zone's reference geometry (``role: reference``) and the bands the rules
-    measure (``role: band``; beaches have ``motor`` 200 m and ``sail`` 100 m)."""
+    measure (``role: band``; beaches have ``motor`` 200 m and ``sail`` 100 m, drawn on
+    the water side of the beach line: the land of the map's own basemap is cut out)."""
     zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
-    return GeoJSONResponse(zone_bands(zones))
+    return GeoJSONResponse(zone_bands(zones, ballast[0].basemap.land.polygons))
 
 
 @router.get(

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.served import KEY, serve, summary
+from benchmarks._served import KEY, serve, summary
 
 
 def _poll(base: str, stop: threading.Event, out: list[float]) -> None:

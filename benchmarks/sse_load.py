@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 
 from benchmarks.api import drop_database, temp_database
-from benchmarks.served import KEY, serve, summary
+from benchmarks._served import KEY, serve, summary
 from scripts import aisgen
 from vigia.alerts.lead import EvidencePoint, Lead
 from vigia.service.db.store import open_repository

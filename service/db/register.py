@@ -3,7 +3,9 @@ inside the caller's transaction)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select
@@ -12,6 +14,9 @@ from vigia.alerts.authorised import Authorisation
 from vigia.ingest.records import VesselInfo
 from vigia.service.db.codec import VESSEL_COLUMNS, row_vessel
 from vigia.service.db.models import AuthorisedVessel, Vessel
+
+#: register rows per transaction in a bulk import
+REGISTER_BATCH = 2_000
 
 _A = AuthorisedVessel
 _COLS = (_A.id, _A.mmsi, _A.zone_id, _A.operator, _A.valid_from, _A.valid_to, _A.note)
@@ -73,3 +78,49 @@ def all_vessels(conn: Connection) -> list[VesselInfo]:
     """Every vessel's latest static data (the worker's registry at start)."""
     cols = [getattr(Vessel, c) for c in VESSEL_COLUMNS]
     return [row_vessel(r._mapping) for r in conn.execute(select(*cols))]
+
+
+class RegisterStore:
+    """Mixed into SqlRepository (needs ``_tx()``): the authorised-vessel register
+    (0212 f)) and the worker's vessel registry at start."""
+
+    _tx: Callable[[], AbstractContextManager[Connection]]
+
+    def add_authorisations(
+        self, entries: Sequence[Authorisation], batch: int = REGISTER_BATCH
+    ) -> list[Authorisation]:
+        """Add register entries, all or none; returns them with their ids.
+
+        A large import is written in transactions of ``batch`` rows so that it never holds
+        the database's write lock for long (on SQLite the worker would wait on "database
+        is locked" for the whole import); if a batch fails, those already written are
+        deleted again before the error is raised.
+        """
+        now = time.time()
+        out: list[Authorisation] = []
+        try:
+            for i in range(0, len(entries), max(1, batch)):
+                with self._tx() as conn:
+                    out += add(conn, entries[i : i + batch], now)
+        except BaseException:
+            written = [e.id for e in out if e.id is not None]
+            for i in range(0, len(written), max(1, batch)):
+                with self._tx() as conn:
+                    remove_many(conn, written[i : i + batch])
+            raise
+        return out
+
+    def list_authorisations(self) -> list[Authorisation]:
+        """Every register entry, oldest first."""
+        with self._tx() as conn:
+            return list_all(conn)
+
+    def delete_authorisation(self, entry_id: int) -> bool:
+        """Remove one register entry; False if there is none with that id."""
+        with self._tx() as conn:
+            return remove(conn, entry_id)
+
+    def all_vessels(self) -> list[VesselInfo]:
+        """Every vessel's latest static data."""
+        with self._tx() as conn:
+            return all_vessels(conn)

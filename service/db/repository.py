@@ -14,7 +14,6 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from vigia.alerts.authorised import Authorisation
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError
@@ -22,7 +21,6 @@ from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
 from vigia.service.db import procedure_store as ps
-from vigia.service.db import register
 from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.admin_store import AdminStore
@@ -33,11 +31,9 @@ from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import BBox, LeadQuery, Scope
+from vigia.service.db.register import RegisterStore
 from vigia.service.errors import StoreUnavailableError
 from vigia.zones.model import Zone, ZoneKind
-
-#: register rows per transaction in a bulk import
-REGISTER_BATCH = 2_000
 
 _UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
 # a move is read and applied again when a concurrent edit committed first; each retry
@@ -67,7 +63,7 @@ _IN_BBOX_SQLITE = text(
 )
 
 
-class SqlRepository(LiveStore, LayerStore, AdminStore):
+class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
 
@@ -419,43 +415,3 @@ class SqlRepository(LiveStore, LayerStore, AdminStore):
         with self._tx() as conn:
             rows = conn.execute(select(IngestCounter.name, IngestCounter.value)).all()
         return {r.name: int(r.value) for r in rows}
-
-    # authorised-vessel register and the worker's registry at start
-    def add_authorisations(
-        self, entries: Sequence[Authorisation], batch: int = REGISTER_BATCH
-    ) -> list[Authorisation]:
-        """Add register entries, all or none; returns them with their ids.
-
-        A large import is written in transactions of ``batch`` rows so that it never holds
-        the database's write lock for long (on SQLite the worker would wait on "database
-        is locked" for the whole import); if a batch fails, those already written are
-        deleted again before the error is raised.
-        """
-        now = time.time()
-        out: list[Authorisation] = []
-        try:
-            for i in range(0, len(entries), max(1, batch)):
-                with self._tx() as conn:
-                    out += register.add(conn, entries[i : i + batch], now)
-        except BaseException:
-            written = [e.id for e in out if e.id is not None]
-            for i in range(0, len(written), max(1, batch)):
-                with self._tx() as conn:
-                    register.remove_many(conn, written[i : i + batch])
-            raise
-        return out
-
-    def list_authorisations(self) -> list[Authorisation]:
-        """Every register entry, oldest first."""
-        with self._tx() as conn:
-            return register.list_all(conn)
-
-    def delete_authorisation(self, entry_id: int) -> bool:
-        """Remove one register entry; False if there is none with that id."""
-        with self._tx() as conn:
-            return register.remove(conn, entry_id)
-
-    def all_vessels(self) -> list[VesselInfo]:
-        """Every vessel's latest static data."""
-        with self._tx() as conn:
-            return register.all_vessels(conn)

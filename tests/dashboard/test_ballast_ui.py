@@ -127,6 +127,12 @@ def test_the_ballast_panel_fits_1366x768_and_shows_a_repeat_offender(
             "report_known_date": "2026-01-06",
         },
     )  # fmt: skip
+    # only a final, upheld fine counts (NORMAM-20 1.5.3 b)): judged after the 20-day
+    # defence term from the Laudo (6 Jan + 20 = 26 Jan), then closed
+    decision = {"date": "2026-01-27", "outcome": "procedente", "penalty": "multa",
+                "fine_brl": 7000}  # fmt: skip
+    _patch(service, lead_a, {"status": "judged", "decision": decision})
+    _patch(service, lead_a, {"status": "closed", "reason": "multa paga"})
     # second audit two weeks later: a repeat offence inside 36 months, so the fine is
     # tripled (NORMAM-20/DPC 1.5.3 b), Decreto 4.136/2002)
     second = _audit(page, DAY2)

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.api import drop_database, temp_database
 from benchmarks._served import KEY, serve, summary
+from benchmarks.api import drop_database, temp_database
 from scripts import aisgen
 from vigia.alerts.lead import EvidencePoint, Lead
 from vigia.service.db.store import open_repository

@@ -6,29 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.storage.builders import T0, lead, pos
 from vigia.service.db.protocol import EVERY_AUTHORITY, Scope
 from vigia.service.db.repository import SqlRepository
-from vigia.service.db.store import open_repository
 from vigia.service.runtime.live import LiveHub
 from vigia.service.runtime.live_feed import SharedFeed
 
 STREAMS = 50
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlRepository]:
-    repo = open_repository(f"sqlite:///{tmp_path / 'v.sqlite'}")
-    assert isinstance(repo, SqlRepository)
-    repo.migrate()
-    yield repo
-    repo.close()
 
 
 class Counting:

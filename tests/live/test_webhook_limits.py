@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,21 +13,11 @@ import pytest
 from tests.live.hostile_receiver import RawReceiver, healthy, huge_answer, trickle
 from tests.storage.builders import lead
 from vigia.service.db.repository import SqlRepository
-from vigia.service.db.store import open_repository
 from vigia.service.runtime.webhooks import WebhookDispatcher
 from vigia.service.settings import LiveSettings
 
 pytestmark = pytest.mark.slow
 MiB = 2**20
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlRepository]:
-    repo = open_repository(f"sqlite:///{tmp_path / 'v.sqlite'}")
-    assert isinstance(repo, SqlRepository)
-    repo.migrate()
-    yield repo
-    repo.close()
 
 
 def _settings(**kw: Any) -> LiveSettings:

@@ -33,7 +33,6 @@ from vigia.alerts.tracking import (
     KN,
     Hit,
     VesselState,
-    era_break,
     is_glitch,
     metres,
     moment,
@@ -45,10 +44,6 @@ from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import ZoneKind
 
 _GEOD = Geod(ellps="WGS84")
-#: a record this much older than the stream clock starts a new era (a day: far beyond
-#: any receiver's or satellite feed's delivery delay, far below the years between two
-#: archives replayed one after the other)
-ERA_BACK_S = 86_400.0
 
 
 class LeadPipeline:
@@ -94,30 +89,7 @@ class LeadPipeline:
 
         Records take effect in their order: a static report changes the verdict only of
         the positions after it, so the same input gives the same leads whatever the
-        batching (a position is judged with what was known at its own time).
-
-        A record more than ``ERA_BACK_S`` older than the stream clock starts a new era
-        (another archive replayed after a later one): everything open is settled and
-        closed as the end of input would, and the clock restarts there, so a vessel's
-        verdicts never depend on another era's traffic nor on where batches break."""
-        cut = era_break(records, self._now, ERA_BACK_S)
-        if cut is None:
-            return self._process(records)
-        head = self._process(records[:cut]) if cut else []
-        head += self._new_era(records[cut].t)
-        return head + self.process(records[cut:])
-
-    def _new_era(self, t: float) -> list[Lead]:
-        self._settle_pending()
-        far = self._now + ERA_BACK_S
-        closed = self.expire(far)  # closes every episode, forgets every vessel
-        self._vessels.clear()
-        self._pending.clear()
-        self._open.clear()
-        self._now = self._last_sweep = t
-        return closed
-
-    def _process(self, records: Sequence[Record]) -> list[Lead]:
+        batching (a position is judged with what was known at its own time)."""
         batch, beacons, atons, seq, skipped = split_records(records)
         self.counters["positions_skipped"] += skipped
         if atons or (batch and self._aton.watching):

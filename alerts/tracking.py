@@ -7,11 +7,10 @@ see, and small (a handful of slots; 100,000 vessels in tens of MB).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach, VesselMoment, propulsion
-from vigia.ingest.records import Position, Record, VesselInfo
+from vigia.ingest.records import Position, VesselInfo
 from vigia.ingest.units import MS_PER_KN
 
 KN = MS_PER_KN
@@ -80,18 +79,6 @@ def update_stop_timer(vs: VesselState, pos: Position, cfg: EpisodeConfig) -> boo
         return True
     vs.stop_t = None
     return False
-
-
-def era_break(records: Sequence[Record], clock: float, back_s: float) -> int | None:
-    """The index of the first record more than ``back_s`` older than the stream clock
-    (``clock``, moved on by the records before it): where a new era starts, or None."""
-    for i, r in enumerate(records):
-        t = r.t
-        if t > clock:
-            clock = t
-        elif t < clock - back_s:
-            return i
-    return None
 
 
 def moment(

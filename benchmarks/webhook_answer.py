@@ -64,12 +64,32 @@ class HugeAnswer:
             try:
                 data = b""
                 while b"\r\n\r\n" not in data:
-                    data += conn.recv(65536)
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                # read the request body too: a socket closed with unread bytes in its
+                # receive queue sends RST, and a client still reading the answer (a
+                # loaded machine) loses its tail to "connection reset"
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value.strip())
+                while len(body) < length:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    body += chunk
                 conn.sendall(f"HTTP/1.1 200 OK\r\ncontent-length: {self.size}\r\n\r\n".encode())
                 block, sent = b"\0" * MiB, 0
                 while sent < self.size:
                     sent += conn.send(block[: self.size - sent])
                     self.sent = max(self.sent, sent)
+                conn.shutdown(socket.SHUT_WR)
+                while conn.recv(65536):  # until the client has closed its side
+                    pass
             except OSError:
                 return
 
@@ -98,9 +118,10 @@ for line in open("/proc/self/status"):
 
 
 def baseline(url: str) -> tuple[float, int]:
-    out = subprocess.run(
-        [sys.executable, "-c", BASELINE, url], capture_output=True, text=True, check=True
-    ).stdout.split()
+    run = subprocess.run([sys.executable, "-c", BASELINE, url], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"baseline client failed ({run.returncode}):\n{run.stderr[-3000:]}")
+    out = run.stdout.split()
     return float(out[0]), int(out[1])
 
 

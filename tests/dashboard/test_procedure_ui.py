@@ -54,9 +54,14 @@ def _move(
         msg = form.locator(".msg").inner_text() if form.count() else ""
         assert time.monotonic() < deadline, f"no move to {to}: {msg}"
         time.sleep(0.1)
-    page.wait_for_selector("#lead-detail .notice:text-matches('Situação alterada')")
-    shown = page.locator("#lead-detail dd", has_text=_WORDS[to]).count()
-    assert shown >= 1, (watched_errors(page), to)
+    # the previous move's confirmation stays up for 15 s, so it proves nothing about this
+    # one: wait for the detail to show the new status itself, as the inspector reads it
+    shown = page.locator("#lead-detail dd", has_text=_WORDS[to]).first
+    try:
+        shown.wait_for(timeout=10_000)
+    except Exception as exc:
+        raise AssertionError((watched_errors(page), to)) from exc
+    assert page.locator("#lead-detail .notice", has_text="Situação alterada").count() == 1
 
 
 def watched_errors(page: Any) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from vigia.alerts.eras import EraClock, one_clock
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import AidToNavigation, Position, iso_utc
 from vigia.ingest.registry import VesselRegistry
@@ -90,11 +91,13 @@ class AtonWatch:
                 out.append(lead)
         return out
 
-    def expire(self, now: float) -> list[Lead]:
-        """Raise a lead for each AtoN silent for ``silent_s`` at stream time ``now``."""
+    def expire(self, now: float, clock: EraClock = one_clock) -> list[Lead]:
+        """Raise a lead for each AtoN silent for ``silent_s`` at stream time ``now``, or at
+        ``clock(t, now)``, the clock of the era of its last report (alerts/eras.py)."""
         out = []
+        silent = self.config.silent_s
         for a in self._atons.values():
-            if a.armed and a.reports >= 2 and now - a.last_t > self.config.silent_s:
+            if a.armed and a.reports >= 2 and clock(a.last_t, now) - a.last_t > silent:
                 a.armed = False
                 out.append(self._lead(a, "silent", a.last_t + self.config.silent_s, None))
         return out

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.eras import EraClock, one_clock
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, device_class
 from vigia.ingest.units import valid_lonlat
@@ -75,10 +76,15 @@ class DistressTracker:
             ep.authority = auth or ep.authority
         return closed
 
-    def expire(self, now: float) -> list[Lead]:
-        """Close the episodes of beacons silent for longer than ``hold_s``."""
+    def expire(self, now: float, clock: EraClock = one_clock) -> list[Lead]:
+        """Close the episodes of beacons silent for longer than ``hold_s`` at ``now``, or
+        at ``clock(t, now)``, the clock of the era of their last fix (alerts/eras.py)."""
         hold = self.config.hold_s
-        gone = [m for m, cur in self._open.items() if now - cur[0].last_hold_t > hold]
+        gone = [
+            m
+            for m, cur in self._open.items()
+            if clock(cur[0].last_hold_t, now) - cur[0].last_hold_t > hold
+        ]
         return [self._lead(*self._open.pop(m), closed=True) for m in gone]
 
     def open_leads(self) -> list[Lead]:

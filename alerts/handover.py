@@ -69,6 +69,7 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
             nxt._open.add(mmsi)
     nxt._vessels = old._vessels
     nxt._now = old._now
+    nxt._eras = old._eras
     nxt._last_sweep = old._last_sweep
     old._vessels = {}
     old._open.clear()

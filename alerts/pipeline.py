@@ -19,6 +19,7 @@ from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import is_installation, made_good_in_band, reclassify, split_records
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.eras import Eras
 from vigia.alerts.lead import EvidencePoint, Lead
 from vigia.alerts.rules import (
     NAV_AT_ANCHOR,
@@ -70,6 +71,9 @@ class LeadPipeline:
         self._open: set[int] = set()
         self._closed: list[Lead] = []
         self._now = -math.inf
+        # one clock per era of the stream, so another era's traffic never expires a
+        # vessel's state (see alerts/eras.py)
+        self._eras = Eras()
         self._last_sweep = -math.inf
         self._distress = DistressTracker(index, self.config)
         self._aton = AtonWatch(aton, registry)
@@ -94,8 +98,11 @@ class LeadPipeline:
         self.counters["positions_skipped"] += skipped
         if atons or (batch and self._aton.watching):
             self._closed += self._aton.feed(atons, batch)  # ATON-DAMAGE, see aton.py
+        for r in atons:
+            self._tick(r.t)
         if beacons:
-            self._now = max(self._now, max(p.t for p in beacons))
+            for p in beacons:
+                self._tick(p.t)
             self._closed += self._distress.feed(beacons)
             self.counters.update(self._distress.counters)
         if not batch:
@@ -118,6 +125,7 @@ class LeadPipeline:
         vessels = self._vessels
         stop_sog = self.config.anchor_sog_kn
         registry = self.registry
+        eras = self._eras
         for item in seq:
             if type(item) is not int:
                 registry.update(item)  # type: ignore[arg-type]
@@ -141,8 +149,8 @@ class LeadPipeline:
                 else:
                     vs.stop_t = None
                 vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat  # type: ignore[assignment]
-                if t > self._now:
-                    self._now = t
+                if t > self._now or t < eras.floor:
+                    self._tick(t)
             else:
                 self._feed(pos, h)
         return self._drain()
@@ -152,23 +160,30 @@ class LeadPipeline:
         ``now``; also settles look-ahead fixes that waited too long."""
         cfg = self.config
         self._now = max(self._now, now)
+        eras = self._eras
+        eras.settle(now)
+        clock = eras.clock
         for mmsi in list(self._pending):
             vs = self._vessels[mmsi]
-            if vs.pending is not None and now - vs.pending[0].t > cfg.lookahead_s:
+            if vs.pending is None:
+                continue
+            t = vs.pending[0].t
+            if clock(t, now) - t > cfg.lookahead_s:
                 pos, hits, info = vs.pending
                 vs.pending = None
                 self._pending.discard(mmsi)
                 self._apply(vs, pos, hits, info)
         for mmsi in list(self._open):
-            self._close_stale(mmsi, self._vessels[mmsi], now)
-        self._closed += self._distress.expire(now) + self._aton.expire(now)
+            vs = self._vessels[mmsi]
+            self._close_stale(mmsi, vs, now if vs.last_t is None else clock(vs.last_t, now))
+        self._closed += self._distress.expire(now, clock) + self._aton.expire(now, clock)
         if now - self._last_sweep > cfg.forget_after_s:
             self._last_sweep = now
             stale = [
                 m
                 for m, vs in self._vessels.items()
                 if vs.last_t is not None
-                and now - vs.last_t > cfg.forget_after_s
+                and clock(vs.last_t, now) - vs.last_t > cfg.forget_after_s
                 and not vs.episodes
                 and vs.pending is None
             ]
@@ -230,6 +245,10 @@ class LeadPipeline:
 
     # -- internals ----------------------------------------------------------------------
 
+    def _tick(self, t: float) -> None:
+        """A record's time moves the stream clock on, or falls in (or starts) an era."""
+        self._now = self._eras.tick(t, self._now)
+
     def _drain(self) -> list[Lead]:
         out, self._closed = self._closed, []
         self.counters["leads_closed"] += len(out)
@@ -240,8 +259,8 @@ class LeadPipeline:
         vs = self._vessels.get(pos.mmsi)
         if vs is None:
             vs = self._vessels[pos.mmsi] = VesselState()
-        if pos.t > self._now:
-            self._now = pos.t
+        if pos.t > self._now or pos.t < self._eras.floor:
+            self._tick(pos.t)
         if vs.pending is not None:
             q, qhits, qinfo = vs.pending
             vs.pending = None

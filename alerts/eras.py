@@ -13,7 +13,8 @@ own; one a little older than an era's start widens it; one later than an era's e
 too far below the next) moves that era's clock on, as time runs forward. A record
 ``back_s`` or more past the stream clock (a later archive after an earlier one) makes
 the latest era an older one and starts a new one. An older era without a record for
-``back_s`` of stream time is over (the replay moved on, or a live feed came back after
+``back_s`` of stream time (a jump to a later era counts as none: that era's records
+only begin then) is over (the replay moved on, or a live feed came back after
 an outage) and merges into the next, whose clock its vessels then follow. State last seen
 at time ``t`` expires on the clock of the era holding ``t``: the latest era's clock is
 the caller's ``now`` (the stream time, or wall time for a quiet live feed); an older
@@ -49,18 +50,22 @@ def one_clock(t: float, now: float) -> float:
 class Eras:
     """Disjoint time intervals of a stream, one per era (see module docstring)."""
 
-    __slots__ = ("_hi", "_lo", "_seen", "back_s", "floor")
+    __slots__ = ("_hi", "_last", "_lo", "_progress", "_seen", "back_s", "floor")
 
     def __init__(self, back_s: float = BACK_S) -> None:
         self.back_s = back_s
         #: where the latest era starts; a record at or after it is in the latest era,
         #: whose end is the caller's stream clock (kept there, not here)
         self.floor = math.inf
-        # older eras, ascending, all ending below ``floor``; ``_seen`` is the stream
-        # clock when each last had a record (an era quiet for long is over: see settle)
+        # older eras, ascending, all ending below ``floor``; ``_seen`` is the stream's
+        # progress when each last had a record (an era quiet for long is over: settle)
         self._lo: list[float] = []
         self._hi: list[float] = []
         self._seen: list[float] = []
+        # stream time that has passed, jumps left out: a jump to a later era is not
+        # time the eras before it were quiet for (their records may follow, interleaved)
+        self._progress = 0.0
+        self._last = -math.inf
 
     @property
     def count(self) -> int:
@@ -73,6 +78,8 @@ class Eras:
         if t > now:
             if t - now >= self.back_s:
                 self.jump(t, now)
+            else:
+                self._advance(t)
             return t
         if t < self.floor:
             self.see(t, now)
@@ -85,40 +92,44 @@ class Eras:
         if self.floor == math.inf:
             self.floor = t
             return
+        self._advance(now)
         lo, hi = self._lo, self._hi
         i = bisect_right(lo, t) - 1  # the era starting at or before t, if any
         if i >= 0 and t <= hi[i]:
-            self._seen[i] = now
+            self._seen[i] = self._progress
             return
         above = lo[i + 1] if i + 1 < len(lo) else self.floor
         if t >= above - self.back_s:
             # a little before the next era's start: a late record of that era
             if i + 1 < len(lo):
                 lo[i + 1] = t
-                self._seen[i + 1] = now
+                self._seen[i + 1] = self._progress
             else:
                 self.floor = t
         elif i >= 0:
             hi[i] = t  # that era's time runs on
-            self._seen[i] = now
+            self._seen[i] = self._progress
         else:
-            self._insert(0, t, t, now)
+            self._insert(0, t, t, self._progress)
 
     def jump(self, t: float, now: float) -> None:
         """A record ``back_s`` or more past the stream clock ``now``: the latest era so
         far becomes an older one (another era's traffic may follow, interleaved) and a
         new latest era starts at ``t``."""
+        self._advance(now)
         if self.floor != math.inf:
-            self._insert(len(self._lo), self.floor, now, now)
+            self._insert(len(self._lo), self.floor, now, self._progress)
         self.floor = t
+        self._last = t  # the leap itself is no time passed
 
     def settle(self, now: float) -> None:
         """Merge into the next era every older era without a record for ``back_s`` of
         stream time: it is over (a replay moved on from it, a live feed resumed after an
         outage), and its vessels expire on the later clock from now on."""
+        self._advance(now)
         i = 0
         while i < len(self._lo):
-            if now - self._seen[i] <= self.back_s:
+            if self._progress - self._seen[i] <= self.back_s:
                 i += 1
                 continue
             if i + 1 < len(self._lo):
@@ -136,6 +147,19 @@ class Eras:
         if i < 0 or t > self._hi[i]:
             return now  # in no era: cannot happen for a time the stream held
         return self._hi[i]
+
+    def clocks(self, now: float) -> list[float]:
+        """Every era's clock, ascending (``now`` being the latest's): what a process
+        that reads the whole stream tells one that sees part of it (see ``witness`` in
+        :mod:`alerts.pipeline`)."""
+        return [*self._hi, now] if self.floor != math.inf else []
+
+    def _advance(self, now: float) -> None:
+        """Stream time ran on to ``now`` (a record's, or the caller's clock)."""
+        if now > self._last:
+            if self._last != -math.inf:
+                self._progress += now - self._last
+            self._last = now
 
     def _insert(self, i: int, lo: float, hi: float, seen: float) -> None:
         self._lo.insert(i, lo)

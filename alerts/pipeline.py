@@ -191,6 +191,16 @@ class LeadPipeline:
                 del self._vessels[m]
         return self._drain()
 
+    def witness(self, clocks: Sequence[float]) -> None:
+        """The whole stream's era clocks (ascending), from a process that reads all of
+        it: a broker partition sees only its own vessels' times, and its eras' clocks
+        would lag the single process's (an episode left open that one process closes).
+        They move the clocks on exactly as records at those times would."""
+        eras = self._eras
+        for t in clocks:
+            if t > self._now or t < eras.floor:
+                self._tick(t)
+
     def open_leads(self) -> list[Lead]:
         """Snapshot of every open episode as a lead with ``ended_at`` null."""
         out = []

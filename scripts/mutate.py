@@ -51,6 +51,7 @@ ATON = "tests/alerts/test_aton_damage.py"
 SART = "tests/alerts/test_sar_distress.py::test_sart_in_test_mode_raises_nothing"
 # hand-worked working days across Carnival (Mon 16 / Tue 17 Feb 2026)
 HOLIDAYS = "tests/alerts/test_deadlines.py::test_working_days_by_hand"
+ERAS = "tests/alerts/test_eras.py"
 AUDIT_B = "tests/ballast/test_audit.py::test_exchange_under_b_while_a_was_available"
 
 
@@ -585,6 +586,39 @@ MUTATIONS: tuple[Mutation, ...] = (
         "leads = pipeline.process(records)[:0]\n",
         (B_BUS,),
         "broker mode loses the leads a batch closes",
+    ),
+    M(
+        "bus-ignores-stream-clocks",
+        "service/runtime/bus/partition.py",
+        "pipeline.witness(clocks)",
+        "pipeline.witness([])",
+        ("tests/bus/test_broker_mode.py::test_two_workers_raise_the_same_leads_as_one_process",),
+        "a partition ends an older era's episodes on its own vessels' clock only",
+    ),
+    # -- stream eras (issue 23: a vessel's verdicts depend only on its own records) -----
+    M(
+        "eras-one-clock",
+        "alerts/eras.py",
+        "        return self._hi[i]\n",
+        "        return now\n",
+        (ERAS,),
+        "an older era's vessels expire on the latest era's clock",
+    ),
+    M(
+        "eras-jump-is-quiet-time",
+        "alerts/eras.py",
+        "self._last = t  # the leap itself is no time passed",
+        "pass",
+        (ERAS,),
+        "a jump to a later era settles the earlier ones at once",
+    ),
+    M(
+        "eras-no-late-records",
+        "alerts/eras.py",
+        "if t >= above - self.back_s:",
+        "if t >= above:",
+        (ERAS,),
+        "a record a little before an era's start starts an era of its own",
     ),
     # -- the procedure (NORMAM-07 0306, 0404) -------------------------------------------
     M(

@@ -77,6 +77,19 @@ def test_an_older_era_quiet_for_back_s_merges_into_the_next() -> None:
     assert e.clock(500.0, 1_101.0) == 1_101.0
 
 
+def test_a_jump_to_a_later_era_is_no_quiet_time_for_the_earlier_ones() -> None:
+    # found by the interleaving test below on CI: the capture's era was settled the
+    # moment the other era's first position leapt 2.5 years ahead, so every later
+    # record of the capture closed its vessel's episode on the other era's clock
+    e = _started()
+    e.tick(500.0, 1_000.0)  # an older era, seen at progress 0
+    assert e.tick(90_000.0, 1_000.0) == 90_000.0  # a jump: [1 000] becomes older too
+    e.settle(90_100.0)  # 100 s of stream time since: still apart
+    assert (e.count, e.clock(500.0, 90_100.0), e.clock(1_000.0, 90_100.0)) == (3, 500.0, 1_000.0)
+    e.settle(90_101.0)  # 101 s: both over
+    assert (e.floor, e.count) == (500.0, 1)
+
+
 def test_a_record_keeps_an_older_era_from_settling() -> None:
     e = _started()
     e.tick(500.0, 1_000.0)

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.bus_rig import batches, demo_records, reference_leads
+from vigia.alerts.eras import MAX_ERAS
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Position, StaticData
 from vigia.ingest.registry import VesselRegistry
@@ -26,14 +27,14 @@ def test_records_cross_the_bus_unchanged_and_in_their_partition() -> None:
     assert sum(len(v) for v in parts.values()) == len(records)
     for p, recs in parts.items():
         assert all(partition_of(r.mmsi, 4) == p for r in recs)
-        back, bad, wall = decode(encode(recs, 12.5), p, 4)
-        assert bad == 0 and wall == 12.5
+        back, bad, wall, clocks = decode(encode(recs, 12.5, [3.0, 1.0]), p, 4)
+        assert bad == 0 and wall == 12.5 and clocks == [1.0, 3.0]
         assert back == recs  # same values, same order
 
 
 @given(st.binary(max_size=300))
 def test_any_bytes_decode_to_a_count_never_an_exception(body: bytes) -> None:
-    recs, bad, _ = decode(body, 0, 1)
+    recs, bad, _, _ = decode(body, 0, 1)
     assert recs == [] or bad >= 0
 
 
@@ -49,9 +50,21 @@ def test_hostile_rows_are_skipped_and_counted() -> None:
         [*rows[0][:-1], ["x"] * 100],  # too many raw sentences
     ]
     body = json.dumps({"v": 1, "w": 0.0, "r": [*hostile, rows[0]]}).encode()
-    recs, bad, _ = decode(body, partition_of(710000001, 2), 2)
+    recs, bad, _, _ = decode(body, partition_of(710000001, 2), 2)
     assert recs == [good] and bad == len(hostile)
-    assert decode(b'{"v": 99, "r": []}', 0, 1) == ([], 1, None)
+    assert decode(b'{"v": 99, "r": []}', 0, 1) == ([], 1, None, [])
+
+
+def test_hostile_era_clocks_are_ignored_and_the_records_kept() -> None:
+    good = Position(mmsi=710000001, t=1.0, msg_type=1, lon=-43.0, lat=-23.0, source="s")
+    row = json.loads(encode([good], 0.0))["r"][0]
+    for k in (["1.0"], [1.0, None], "1.0", {"a": 1}, [1.0] * (MAX_ERAS + 2)):
+        body = json.dumps({"v": 1, "w": 0.0, "k": k, "r": [row]}).encode()
+        assert decode(body, 0, 1) == ([good], 0, 0.0, [])
+    body = json.dumps({"v": 1, "w": 0.0, "k": [1.0] * (MAX_ERAS + 1), "r": [row]}).encode()
+    assert decode(body, 0, 1).clocks == [1.0] * (MAX_ERAS + 1)  # the most eras can hold
+    # a message of before era clocks existed is still read
+    assert decode(json.dumps({"v": 1, "w": 0.0, "r": [row]}).encode(), 0, 1).clocks == []
 
 
 def _pipeline() -> LeadPipeline:

@@ -12,8 +12,9 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+from vigia.alerts.eras import MAX_ERAS
 from vigia.ingest.records import Position, Record, StaticData
 
 #: message format version; a worker skips (and counts) messages of a version it does not know
@@ -85,11 +86,15 @@ def _s(r: StaticData) -> list[Any]:
     ]  # fmt: skip
 
 
-def encode(records: Sequence[Record], wall: float) -> bytes:
+def encode(records: Sequence[Record], wall: float, clocks: Sequence[float] = ()) -> bytes:
     """One bus message body for these records (positions and static data only), with
-    the ingest's clock when it read them (how a worker tells a live feed from a replay)."""
+    the ingest's clock when it read them (how a worker tells a live feed from a replay)
+    and the whole stream's era clocks then (``Eras.clocks``: a partition sees only its
+    own vessels' times, and would otherwise end an era's episodes later than one process
+    reading everything)."""
     rows = [_p(r) if type(r) is Position else _s(r) for r in records]  # type: ignore[arg-type]
-    return json.dumps({"v": FORMAT, "w": wall, "r": rows}, separators=(",", ":")).encode()
+    doc = {"v": FORMAT, "w": wall, "k": list(clocks), "r": rows}
+    return json.dumps(doc, separators=(",", ":")).encode()
 
 
 def wanted(record: Record) -> bool:
@@ -165,9 +170,20 @@ def _record(row: Any) -> Record:
     raise ValueError("unknown record kind")
 
 
-def decode(body: bytes, partition: int, partitions: int) -> tuple[list[Record], int, float | None]:
-    """Records of one bus message, how many were skipped as malformed or misrouted, and
-    the ingest clock it carries (None when absent or not a finite number).
+class Decoded(NamedTuple):
+    """One bus message, as a worker takes it (see :func:`decode`)."""
+
+    records: list[Record]
+    #: records skipped as malformed or misrouted (a malformed message counts one)
+    bad: int
+    #: the ingest clock it carries (None when absent or not a finite number)
+    wall: float | None
+    #: the stream's era clocks when it was sent, ascending (empty when absent or malformed)
+    clocks: list[float]
+
+
+def decode(body: bytes, partition: int, partitions: int) -> Decoded:
+    """Records of one bus message and what it says of the stream.
 
     A record whose MMSI does not belong to ``partition`` is skipped too: evaluating it
     here would split that vessel's state over two workers.
@@ -175,9 +191,9 @@ def decode(body: bytes, partition: int, partitions: int) -> tuple[list[Record], 
     try:
         doc = json.loads(body)
     except (ValueError, UnicodeDecodeError):
-        return [], 1, None
+        return Decoded([], 1, None, [])
     if type(doc) is not dict or doc.get("v") != FORMAT or type(doc.get("r")) is not list:
-        return [], 1, None
+        return Decoded([], 1, None, [])
     wall: Any = doc.get("w")
     if type(wall) not in (int, float) or not math.isfinite(wall):
         wall = None
@@ -193,7 +209,17 @@ def decode(body: bytes, partition: int, partitions: int) -> tuple[list[Record], 
             bad += 1
             continue
         out.append(rec)
-    return out, bad, None if wall is None else float(wall)
+    return Decoded(out, bad, None if wall is None else float(wall), _clocks(doc.get("k")))
+
+
+def _clocks(v: Any) -> list[float]:
+    # bounded like the eras themselves; anything else is ignored (the records still count)
+    if type(v) is not list or len(v) > MAX_ERAS + 1:
+        return []
+    try:
+        return sorted(_num(x) for x in v)
+    except (ValueError, TypeError):
+        return []
 
 
 def split(records: Iterable[Record], partitions: int) -> dict[int, list[Record]]:

@@ -204,7 +204,7 @@ class HeldPartition:
             # already in the committed state: acknowledged with the next checkpoint
             self._counters["messages_skipped_done"] += 1
             return
-        records, bad, wall = decode(msg.data, self.partition, self._settings.partitions)
+        records, bad, wall, clocks = decode(msg.data, self.partition, self._settings.partitions)
         self._counters["records_rejected"] += bad
         self._counters["messages"] += 1
         self._counters["records"] += len(records)
@@ -217,6 +217,7 @@ class HeldPartition:
             elif type(r) is Position:
                 self._positions.append(r)
         leads = pipeline.process(records)
+        pipeline.witness(clocks)  # the whole stream's time, not only this partition's
         leads += pipeline.expire(pipeline.stream_time)
         self._add_leads(leads)
         if wall is not None:

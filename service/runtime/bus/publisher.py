@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import secrets
 import socket
@@ -23,7 +24,8 @@ from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 
-from vigia.ingest.records import Record
+from vigia.alerts.eras import Eras
+from vigia.ingest.records import Position, Record
 from vigia.service.runtime.bus.codec import Subjects, encode, split
 from vigia.service.settings import BusSettings
 
@@ -87,15 +89,24 @@ class BusPublisher:
         self._run = name
         self._batch_no = 0
         self.counters: Counter[str] = Counter()
+        # the whole stream's eras, ticked exactly as one process's pipeline ticks them,
+        # sent with every message (see LeadPipeline.witness)
+        self._eras = Eras()
+        self._now = -math.inf
 
     async def publish(self, records: Sequence[Record], wall: float) -> int:
         """Publish one ingest batch; returns how many records went out."""
         parts = split(records, self._settings.partitions)
         if not parts:
             return 0
+        clocks = self._clocks(records)
         self._batch_no += 1
         todo = {
-            p: (self._names.records(p), encode(recs, wall), f"{self._run}:{self._batch_no}:{p}")
+            p: (
+                self._names.records(p),
+                encode(recs, wall, clocks),
+                f"{self._run}:{self._batch_no}:{p}",
+            )
             for p, recs in parts.items()
         }
         delay = 0.2
@@ -127,3 +138,12 @@ class BusPublisher:
         self.counters["records_published"] += n
         self.counters["messages_published"] += len(parts)
         return n
+
+    def _clocks(self, records: Sequence[Record]) -> list[float]:
+        eras, now = self._eras, self._now
+        for r in records:
+            if type(r) is Position and (r.t > now or r.t < eras.floor):
+                now = eras.tick(r.t, now)
+        self._now = now
+        eras.settle(now)
+        return eras.clocks(now)

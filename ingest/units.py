@@ -6,9 +6,10 @@ need it and ingest imports none of them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 M_PER_NM = 1852.0  # metres in an international nautical mile
 S_PER_H = 3600.0
@@ -41,6 +42,8 @@ def lat_or_none(lat: float | None) -> float | None:
 
 def lonlat_in_range(lon: Any, lat: Any) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Vectorised :func:`valid_lonlat` over arrays (NaN is out of range)."""
+    import numpy as np  # here, not above: `vigia decode` of a small file needs no numpy
+
     x = np.asarray(lon, dtype=np.float64)
     y = np.asarray(lat, dtype=np.float64)
     return np.asarray(

@@ -8,6 +8,7 @@ import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from vigia.service.cli import COMMANDS, full_parser
 
@@ -43,6 +44,16 @@ def test_a_sub_command_imports_what_it_needs() -> None:
     seen = _probe("replay", "--help")
     assert "vigia.alerts.pipeline" in seen["modules"]  # type: ignore[operator]
     assert "--leads-out" in str(seen["help"])
+
+
+def test_decoding_a_small_file_imports_no_numpy(fixtures: Path, tmp_path: Path) -> None:
+    # numpy's import is a fifth of `vigia decode`'s start; a few lines do not need it
+    seen = _probe("decode", str(fixtures / "ingest_decode_sample.nmea"))
+    assert '"msg_type":27' in str(seen["help"])  # it did decode (stdout is captured)
+    assert "numpy" not in seen["modules"]  # type: ignore[operator]
+    large = tmp_path / "large.nmea"
+    large.write_bytes((fixtures / "ingest_decode_sample.nmea").read_bytes() * 1_000)
+    assert "numpy" in _probe("decode", str(large))["modules"]  # type: ignore[operator]
 
 
 class _Recorder:

@@ -5,18 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from vigia.ingest.batch import BatchIngestor
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.csv_import import read_csv
+from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError
 from vigia.ingest.jsonout import record_to_json
 from vigia.ingest.progress import progress_blocks
 from vigia.ingest.records import Record
 from vigia.ingest.sources import FileSource
+
+#: inputs up to this size are decoded line by line: importing the batch decoder (numpy)
+#: costs more than it saves below about this much (benchmarks/startup.py; same output,
+#: tests/ingest/test_batch_decoder.py)
+SMALL_INPUT_BYTES = 256 * 1024
 
 
 def register(sub: Any) -> None:
@@ -47,18 +52,12 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         if path != "-" and not Path(path).is_file():
             raise IngestError(f"no such file: {path}")
-    ingestor = BatchIngestor()
+    ingestor, feed = _decoder(files)
     csv_counters = IngestCounters()
     write = sys.stdout.write
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     for path in files:
-        records: Iterator[Record]
-        if is_csv(path):
-            records = read_csv(path, counters=csv_counters)
-        else:
-            src = FileSource(path)
-            blocks = progress_blocks(src.text_blocks(), desc=Path(path).name)
-            records = ingestor.feed_texts(blocks, src.name)
+        records = read_csv(path, counters=csv_counters) if is_csv(path) else feed(path)
         for rec in records:
             write(dumps(record_to_json(rec)))
             write("\n")
@@ -69,3 +68,26 @@ def run(args: argparse.Namespace) -> int:
         summary += ("; " if summary else "") + "csv: " + csv_counters.summary()
     print(f"vigia decode: {summary or 'no input'}", file=sys.stderr)
     return 0
+
+
+def _decoder(files: list[str]) -> tuple[Ingestor, Callable[[str], Iterator[Record]]]:
+    """The ingestor for these inputs and how it reads one NMEA file: line by line when
+    they are small plain files (same records; no numpy to import), else in blocks."""
+    small = sum(
+        Path(p).stat().st_size if p != "-" and not p.endswith(".gz") else SMALL_INPUT_BYTES + 1
+        for p in files
+    )
+    if small <= SMALL_INPUT_BYTES:
+        ing = Ingestor()
+        return ing, lambda path: ing.feed_many(FileSource(path).lines())
+
+    from vigia.ingest.batch import BatchIngestor  # numpy: imported only where it pays
+
+    batch = BatchIngestor()
+
+    def feed(path: str) -> Iterator[Record]:
+        src = FileSource(path)
+        blocks = progress_blocks(src.text_blocks(), desc=Path(path).name)
+        return batch.feed_texts(blocks, src.name)
+
+    return batch, feed

@@ -105,3 +105,29 @@ def test_record_to_json_shapes() -> None:
     assert sart["device"] == "sart" and sart["lon"] is None
     part_a = record_to_json(StaticData(338091445, 0.0, 24, name="SEA DOG", part="A"))
     assert part_a["name"] == "SEA DOG" and "ship_type" not in part_a
+
+
+def test_small_and_large_inputs_decode_alike(fixtures: Path, tmp_path: Path) -> None:
+    """A small plain file is decoded line by line (no numpy to import: a fast first
+    contact); a large or compressed one in blocks. Same records either way."""
+    src = fixtures / "libais_tagblock_groups.nmea"  # every line has its own time
+    small = tmp_path / "small.nmea"
+    small.write_bytes(src.read_bytes())
+    packed = tmp_path / "packed.nmea.gz"
+    packed.write_bytes(gzip.compress(src.read_bytes()))
+    # past the size limit: the same lines, then 300 KiB of blank lines (skipped)
+    large = tmp_path / "large.nmea"
+    large.write_bytes(src.read_bytes() + b"\n" * (300 * 1024))
+
+    def records(path: Path) -> list[dict[str, object]]:
+        res = vigia(str(path))
+        assert res.returncode == 0, res.stderr
+        out = [json.loads(line) for line in res.stdout.decode().splitlines()]
+        for o in out:
+            o.pop("source")
+        return out
+
+    want = records(small)
+    assert len(want) == 7 and {o["msg_type"] for o in want} >= {1, 5}
+    assert records(packed) == want
+    assert records(large) == want

@@ -622,6 +622,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     # -- the procedure (NORMAM-07 0306, 0404) -------------------------------------------
     M(
+        "repeat-counts-penalties-not-yet-final",
+        "alerts/procedure/repeats.py",
+        "if final is None or final > committed:",
+        "if final is None:",
+        ("tests/alerts/test_repeats.py",),
+        "a fine still open to appeal on the day of the new infraction makes it a repeat",
+    ),
+    M(
         "infraction-to-closed",
         "alerts/procedure/workflow.py",
         '"infraction": ("defence", "judged"),',
@@ -720,8 +728,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "judged-on-last-defence-day",
         "alerts/procedure/deadlines.py",
-        'if item.name == "defesa" and decided <= item.due:',
-        'if item.name == "defesa" and decided < item.due:',
+        "    if decided <= defence[0].due:",
+        "    if decided < defence[0].due:",
         (B_PROC,),
         "judgment on the last day of the defence term",
     ),
@@ -736,8 +744,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "carnival-working",
         "alerts/procedure/calendars.py",
-        "days.update(d for d, name in optional.items() if name in _FEDERAL_CLOSED_OPTIONAL)",
-        "pass",
+        "    days.update(_optional(state, year, closed))",
+        "    pass",
         (HOLIDAYS,),
         "federal offices open on Carnival",
     ),
@@ -747,7 +755,9 @@ MUTATIONS: tuple[Mutation, ...] = (
         'inspector = require_role("inspector")',
         'inspector = require_role("viewer")',
         (B_DOCS,),
-        "a viewer drafts an Auto",
+        "a viewer drafts an Auto (both of the route's role checks dropped: either alone "
+        "still refuses, so one of them changed is no bug)",
+        also=(('Depends(require_scope("inspector"))', 'Depends(require_scope("viewer"))'),),
     ),
     M(
         "documents-authority-dropped",
@@ -768,8 +778,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "stream-unscoped",
         "service/http/routes/stream.py",
-        "read = partial(store.events_after, cursor, batch_size, scope=scope)",
-        "read = partial(store.events_after, cursor, batch_size, scope=Scope(None))",
+        "if wanted(f.event) and scope.admits(f.event.authority)",
+        "if wanted(f.event)",
         (SCOPE,),
         "the event stream carries another Capitania's CPFs",
     ),

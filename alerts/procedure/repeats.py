@@ -10,6 +10,15 @@ the Auto. Only when no party with a document is known does the vessel (MMSI) sta
 and the answer says so. Only final, upheld penalties count: an Auto still open to
 defence or appeal is no established infraction (a procedure is final when it is closed
 with its last decision upheld and a penalty imposed).
+
+And final *before the new infraction*: the seeds are silent on when, so the general rule
+of sanctioning law applies, as in the Penal Code's art. 63 and in federal regulations
+that spell it out (Decreto 99.066/1990 art. 185: "quando seja administrativamente
+irrecorrível a decisão que tenha aplicado a pena correspondente à infração anterior"):
+an earlier penalty counts only if no appeal against it remained on the day the new
+infraction was committed. It became irrecorrível the day after its appeal term ran out
+unused, or on the day the last instance's decision was known. Counting one that was
+still open to appeal would make the new penalty void (docs/procedure-terms.md).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vigia.alerts.procedure.calendars import months_before
+from vigia.alerts.procedure.deadlines import compute_deadlines
 from vigia.alerts.procedure.penalties import (
     LESTA_REPEAT_BASIS,
     LESTA_REPEAT_MONTHS,
@@ -68,6 +78,30 @@ def _final_penalty(case: PriorCase, regime: str) -> bool:
     return last.get("outcome") == "procedente" and last.get("penalty") in wanted
 
 
+#: the appeal term after the first and after the second decision (0306 c), d); 0404 c), d))
+_APPEAL_TERMS = ("recurso", "recurso_ultima_instancia")
+
+
+def final_on(case: PriorCase) -> dt.date | None:
+    """The first day no appeal remained against the case's last decision, or None when
+    that cannot be told (no dated decision, an appeal filed and not decided)."""
+    decisions = case.procedure.get("decisions") or []
+    last = decisions[-1] if decisions else {}
+    known = last.get("known_date") or last.get("date")
+    if not known:
+        return None
+    instance = len(decisions)  # the last decision's instance: 1, 2 or 3
+    if len(case.procedure.get("appeals") or []) >= instance:
+        return None  # appealed and the appeal's decision is not on record
+    if instance > len(_APPEAL_TERMS):
+        return dt.date.fromisoformat(str(known))  # the last instance: final when known
+    name = _APPEAL_TERMS[instance - 1]
+    terms = [d for d in compute_deadlines(case.rule, "closed", case.procedure) if d.name == name]
+    if not terms:
+        return None  # the regime allows no appeal here: cannot happen for an upheld fine
+    return terms[-1].due + dt.timedelta(days=1)
+
+
 def _auto_date(case: PriorCase) -> dt.date | None:
     day = (case.procedure.get("auto") or {}).get("date")
     return dt.date.fromisoformat(str(day)) if day else None
@@ -79,9 +113,13 @@ def repeat_offence(
     procedure: dict[str, Any],
     mmsi: int,
     priors: Sequence[PriorCase],
+    committed: dt.date | None = None,
 ) -> dict[str, Any]:
     """The repeat-offence block of a lead (GET /leads/{id}): its window, the earlier
-    final penalties that count, whether it applies and the factor on the penalty."""
+    final penalties that count, whether it applies and the factor on the penalty.
+    ``committed`` is the day of the new infraction (``reference`` when not given): an
+    earlier penalty counts only if it was final by then."""
+    committed = reference if committed is None else committed
     regime = regime_of(rule, procedure)
     keys = infractor_keys(procedure)
     lesta = regime == LESTA
@@ -90,12 +128,15 @@ def repeat_offence(
         start = months_before(reference, LESTA_REPEAT_MONTHS)
     else:
         start = months_before(reference, REPEAT_WINDOW_MONTHS)
-    hits: list[tuple[dt.date, str]] = []
+    hits: list[tuple[dt.date, str, dt.date]] = []
     for case in priors:
         day = _auto_date(case)
         case_regime = regime_of(case.rule, case.procedure)
         if day is None or case_regime != regime or not _final_penalty(case, regime):
             continue
+        final = final_on(case)
+        if final is None or final > committed:
+            continue  # still open to appeal when the new infraction was committed
         # "igual ou inferior a doze meses" (LESTA) includes the window's first day;
         # "inferior a 36 meses" (pollution) does not
         inside = (start <= day if lesta else start < day) and day < reference
@@ -103,11 +144,14 @@ def repeat_offence(
         # LESTA counts "a mesma infração": the same article of the RLESTA
         same_offence = not lesta or penalty_article(case.rule, case_regime) == article
         if inside and same_party and same_offence:
-            hits.append((day, case.lead_id))
+            hits.append((day, case.lead_id, final))
     hits.sort()
     out: dict[str, Any] = {
         "window": {"from": start.isoformat(), "to": reference.isoformat()},
-        "prior": [{"lead_id": lead_id, "auto_date": d.isoformat()} for d, lead_id in hits],
+        "prior": [
+            {"lead_id": lead_id, "auto_date": d.isoformat(), "final_on": f.isoformat()}
+            for d, lead_id, f in hits
+        ],
         "applies": bool(hits),
         "by": "infractor" if keys else "vessel",
         "fine_factor": (len(hits) + 1 if lesta else 3) if hits else None,

@@ -189,9 +189,13 @@ def test_judgment_without_defence_only_after_the_term_ran_out() -> None:
 
 def _fined(lead_id: str, auto_date: dt.date, rule: str = "BW-EXCH-200") -> PriorCase:
     """A closed earlier case of the same vessel with an upheld fine."""
+    known = (auto_date + dt.timedelta(days=30)).isoformat()
     proc = {
         "auto": {"date": auto_date.isoformat()},
-        "decisions": [{"outcome": "procedente", "penalty": "multa"}],
+        # decided and known a month after the Auto: final long before the new infraction
+        "decisions": [
+            {"date": known, "known_date": known, "outcome": "procedente", "penalty": "multa"}
+        ],
     }
     return PriorCase(lead_id, 538000001, rule, "closed", proc)
 

@@ -270,7 +270,11 @@ def test_due_soonest_sort_and_repeat_offence(api: Api) -> None:
     patch(api, "L-R3", {"status": "infraction", "auto": auto})
     rep = api.client.get("/leads/L-R3", headers=api.h("viewer")).json()["repeat_offence"]
     assert rep["applies"] and rep["fine_factor"] == 2
-    assert rep["prior"] == [{"lead_id": "L-R0", "auto_date": "2023-03-01"}]
+    # L-R0's fine was known Mon 10 Apr 2023; its appeal term (5 working days, RJ) ran to
+    # Mon 17 Apr: irrecorrível from 18 Apr
+    assert rep["prior"] == [
+        {"lead_id": "L-R0", "auto_date": "2023-03-01", "final_on": "2023-04-18"}
+    ]
     other = api.client.get("/leads/L-OTHER", headers=api.h("viewer")).json()
     assert other["repeat_offence"]["applies"] is False
     # and L-R0 has no earlier infraction: L-R1 came later

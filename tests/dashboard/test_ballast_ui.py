@@ -20,7 +20,8 @@ MMSI = 636_998_301  # Liberian flag: no Brazilian-flag exemption to claim
 # about 20 nm south of Niterói: open water, well inside 50 nm of land (BW-EXCH-50)
 START = (-43.05, -23.25)
 DAY1 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
-DAY2 = datetime(2026, 1, 20, 12, 0, tzinfo=UTC)
+# after the first fine is final (see the test): a repeat only counts one final by then
+DAY2 = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -133,8 +134,10 @@ def test_the_ballast_panel_fits_1366x768_and_shows_a_repeat_offender(
                 "fine_brl": 7000}  # fmt: skip
     _patch(service, lead_a, {"status": "judged", "decision": decision})
     _patch(service, lead_a, {"status": "closed", "reason": "multa paga"})
-    # second audit two weeks later: a repeat offence inside 36 months, so the fine is
-    # tripled (NORMAM-20/DPC 1.5.3 b), Decreto 4.136/2002)
+    # that fine is irrecorrível from 19 Feb (appeal 20 days from 27 Jan end on Carnival
+    # Monday 16 Feb, rolled to Wed 18, art. 66 §1º); the second voyage, 2 March, is a
+    # repeat offence inside 36 months, so the fine is tripled (NORMAM-20/DPC 1.5.3 b),
+    # Decreto 4.136/2002)
     second = _audit(page, DAY2)
     assert second.get_attribute("data-lead") != lead_a
     assert second.get_attribute("data-repeat") == "true"

@@ -274,8 +274,15 @@ def case_json(repo: Repository, lead: Lead, scope: Scope) -> dict[str, Any]:
         if auto.get("date")
         else dt.datetime.fromtimestamp(lead.started_at, dt.UTC).date()
     )
+    # the day of the fact, as the lead's other dates: UTC
+    committed = dt.datetime.fromtimestamp(lead.started_at, dt.UTC).date()
     out["repeat_offence"] = repeat_offence(
-        reference, lead.rule, lead.procedure, lead.mmsi, repo.prior_cases(lead.id, scope)
+        reference,
+        lead.rule,
+        lead.procedure,
+        lead.mmsi,
+        repo.prior_cases(lead.id, scope),
+        committed=committed,
     )
     seat = lead.procedure.get("seat_state")
     out["calendar"] = {

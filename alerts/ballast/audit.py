@@ -58,7 +58,11 @@ def _match(at: AssessedTrack, p: DeclaredPoint, cfg: AuditConfig) -> dict[str, A
     """Where the track puts the ship at a declared time, and how far that is from the claim."""
     near = np.flatnonzero(np.abs(at.t - p.t) <= cfg.match_time_s)
     if not len(near):
-        return {"matched": False, "reason": "no AIS fix within the time tolerance"}
+        return {
+            "matched": False,
+            "reason": "no AIS fix within the time tolerance",
+            "reason_code": "no_fix",
+        }
     before = near[at.t[near] <= p.t]
     after = near[at.t[near] >= p.t]
     if len(before) and len(after):
@@ -77,7 +81,12 @@ def _match(at: AssessedTrack, p: DeclaredPoint, cfg: AuditConfig) -> dict[str, A
     res = {"matched": ok, "ais_lon": lon, "ais_lat": lat, "offset_nm": round(off, 2), "how": how}
     if not ok:
         res["reason"] = f"AIS puts the ship {off:.1f} nm from the declared position"
+        res["reason_code"] = "off_declared"
     return res
+
+
+def _offset(m: dict[str, Any]) -> dict[str, Any]:
+    return {"offset_nm": m["offset_nm"]} if "offset_nm" in m else {}
 
 
 def _figure(lon: float, lat: float, t: float, d: float, z: float, zone: int) -> dict[str, Any]:
@@ -117,6 +126,8 @@ class ExchangeVerdict:
     exchange: DeclaredExchange
     verdict: Verdict
     reasons: tuple[str, ...]
+    #: the reasons as codes and figures, for a reader in another language (the dashboard)
+    reason_codes: tuple[dict[str, Any], ...]
     rules: tuple[str, ...]  # the lead rules it breaks (BW-EXCH-50, BW-EXCH-200)
     figures: tuple[dict[str, Any], ...]  # start, the AIS fixes between, end
     worst: int  # index into figures: nearest to land
@@ -141,6 +152,7 @@ class ExchangeVerdict:
             },
             "verdict": self.verdict,
             "reasons": list(self.reasons),
+            "reason_codes": [dict(c) for c in self.reason_codes],
             "start": self.figures[0],
             "end": self.figures[-1],
             "worst": self.figures[self.worst],
@@ -216,29 +228,43 @@ def audit_exchange(
         "a_water_long_enough": bool(long_enough),
     }
     reasons: list[str] = []
+    codes: list[dict[str, Any]] = []
+
+    def say(text: str, code: str, **figures: Any) -> None:
+        reasons.append(text)
+        codes.append({"code": code, **figures})
+
     rules: list[str] = []
     verdict: Verdict
     if not (match["start"]["matched"] and match["end"]["matched"]):
         verdict = "unverified"
-        reasons += [f"{key}: {m['reason']}" for key, m in match.items() if not m["matched"]]
+        for key, m in match.items():
+            if not m["matched"]:
+                say(f"{key}: {m['reason']}", m["reason_code"], point=key, **_offset(m))
     elif a.meets_200.all():
         verdict = "compliant"
-        reasons.append("start, end and every AIS fix between meet 200 nm and 200 m")
+        say("start, end and every AIS fix between meet 200 nm and 200 m", "meets_200")
     elif a.meets_50.all() and not long_enough:
         verdict = "compliant_fallback"
-        reasons.append(
-            f"meets 50 nm and 200 m throughout; the voyage offered no a)-water for {hours:.1f} h"
+        say(
+            f"meets 50 nm and 200 m throughout; the voyage offered no a)-water for {hours:.1f} h",
+            "fallback",
+            needed_hours=round(hours, 1),
         )
     else:
         verdict = "noncompliant"
         if not a.meets_50.all():
             rules.append("BW-EXCH-50")
-            reasons.append("not even 50 nm from land and 200 m deep throughout")
+            say("not even 50 nm from land and 200 m deep throughout", "not_50")
         if long_enough:
             rules.append("BW-EXCH-200")
-            reasons.append(
+            say(
                 f"a)-water was available for {long_enough[0].hours:.1f} h "
-                f"from {iso_utc(long_enough[0].start)}, needed {hours:.1f} h"
+                f"from {iso_utc(long_enough[0].start)}, needed {hours:.1f} h",
+                "a_water_available",
+                available_hours=round(long_enough[0].hours, 1),
+                start=iso_utc(long_enough[0].start),
+                needed_hours=round(hours, 1),
             )
     margin = cfg.match_time_s
     return ExchangeVerdict(
@@ -246,6 +272,7 @@ def audit_exchange(
         exchange=ex,
         verdict=verdict,
         reasons=tuple(reasons),
+        reason_codes=tuple(codes),
         rules=tuple(rules),
         figures=figs,
         worst=int(np.argmin(a.distance_nm)),

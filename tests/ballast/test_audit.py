@@ -88,6 +88,10 @@ def test_exchange_under_b_while_a_was_available(assessor: BallastAssessor) -> No
     assert ex[0]["a_water_opportunity"]["needed_hours"] == pytest.approx(24.0)
     assert ex[0]["a_water_opportunity"]["a_water_long_enough"]
     assert rules == ["BW-EXCH-200"]
+    # in codes too: 29 h available (the docstring's figure), 24 h needed
+    (code,) = ex[0]["reason_codes"]
+    assert code["code"] == "a_water_available" and code["needed_hours"] == 24.0
+    assert code["available_hours"] == pytest.approx(29.0, abs=0.5)
 
 
 def test_big_exchange_under_b_is_a_fallback(assessor: BallastAssessor) -> None:
@@ -96,6 +100,7 @@ def test_big_exchange_under_b_is_a_fallback(assessor: BallastAssessor) -> None:
     assert ex[0]["verdict"] == "compliant_fallback"
     assert "1000 m3/h" in ex[0]["a_water_opportunity"]["assumption"]
     assert rules == []
+    assert ex[0]["reason_codes"] == [{"code": "fallback", "needed_hours": 120.0}]
 
 
 def test_exchange_on_the_shelf_raises_both_leads(assessor: BallastAssessor) -> None:
@@ -105,6 +110,7 @@ def test_exchange_on_the_shelf_raises_both_leads(assessor: BallastAssessor) -> N
     assert ex[0]["worst"]["distance_to_land_nm"] < 50
     assert ex[0]["shallowest"]["depth_m"] < 200
     assert sorted(rules) == ["BW-EXCH-200", "BW-EXCH-50"]
+    assert [c["code"] for c in ex[0]["reason_codes"]] == ["not_50", "a_water_available"]
 
 
 def test_exchange_where_the_ship_never_was_is_unverified(assessor: BallastAssessor) -> None:
@@ -128,6 +134,11 @@ def test_exchange_with_no_track_at_that_time_is_unverified(assessor: BallastAsse
     ex, _ = run(assessor, later)
     assert ex[0]["verdict"] == "unverified"
     assert "no AIS fix" in ex[0]["reasons"][0]
+    # the same reasons as codes (the dashboard words them in its language)
+    assert ex[0]["reason_codes"] == [
+        {"code": "no_fix", "point": "start"},
+        {"code": "no_fix", "point": "end"},
+    ]
 
 
 def test_leads_have_the_contract_shape_and_stable_ids(assessor: BallastAssessor) -> None:

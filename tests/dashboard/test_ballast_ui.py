@@ -144,6 +144,11 @@ def test_the_ballast_panel_fits_1366x768_and_shows_a_repeat_offender(
     said = second.inner_text()
     assert "Reincidência: sim, 1 infração(ões) anterior(es)" in said
     assert "06/01/2026" in said and "multiplicada por 3" in said
+    # the audit's reason in Portuguese, its figures in the app's number format
+    reason = page.locator("#audit-out td:nth-child(3)").first.inner_text()
+    assert (
+        reason == "nem sequer além de 50 mn da terra e com 200 m de profundidade em todo o trecho"
+    )
     # with the results shown the panel scrolls down, never sideways
     assert page.evaluate(
         "(() => { const p = document.getElementById('panel-ballast');"

@@ -1,7 +1,7 @@
 // The vessel panel (static data, track for a period, its leads) and the ballast panel
 // (classified route, a)/b)-water hours, audit form, arrivals).
 import { api } from "./api.js";
-import { t, timeEl, number, localInputToIso, isoToLocalInput, dateText } from "./i18n.js";
+import { t, timeEl, timeText, number, localInputToIso, isoToLocalInput, dateText } from "./i18n.js";
 import { table } from "./leads.js";
 import { shipClass } from "./map.js";
 
@@ -157,7 +157,7 @@ export class BallastPanel {
     try {
       const res = await api("/ballast/audits", { method: "POST", body: { mmsi: Number(f.mmsi.value), exchanges: [ex] } });
       this.auditOut.replaceChildren();
-      const tb = table(t("audit.verdict"), ["i", "verdict", "reason"], res.exchanges.map((x, i) => ({ i: String(i + 1), verdict: t("verdict." + x.verdict), reason: x.reasons.join("; ") })), ["#", t("audit.verdict"), t("d.reason")]);
+      const tb = table(t("audit.verdict"), ["i", "verdict", "reason"], res.exchanges.map((x, i) => ({ i: String(i + 1), verdict: t("verdict." + x.verdict), reason: reasonText(x) })), ["#", t("audit.verdict"), t("d.reason")]);
       // the verdict in words, and its code kept on the cell (colour is never the only signal)
       tb.querySelectorAll("td:nth-child(2)").forEach((td, i) => { td.className = "verdict-" + res.exchanges[i].verdict; td.dataset.verdict = res.exchanges[i].verdict; });
       const p = document.createElement("p"); p.textContent = `${res.leads.length} ${t("audit.leads")} · ${res.id}`;
@@ -210,4 +210,15 @@ export class BallastPanel {
       this.arrivalsOut.replaceChildren(table(`${res.numberMatched}`, ["mmsi", "name", "port", "at", "a", "b"], rows, ["MMSI", t("name"), t("arrivals.port"), t("arrivals.at"), "a) h", "b) h"]));
     } catch (e) { msg(this.arrivalsOut, `${t("err")}: ${e.message}`, "error"); }
   }
+}
+
+/** An audit's reasons in the app's language, from the codes and figures the API gives
+ * beside its English sentences (an older audit without codes shows those). */
+function reasonText(x) {
+  if (!x.reason_codes) return x.reasons.join("; ");
+  return x.reason_codes.map((r) => t("reason." + r.code, {
+    point: r.point ? t("reason.point." + r.point) : "",
+    offset_nm: number(r.offset_nm), needed_hours: number(r.needed_hours),
+    available_hours: number(r.available_hours), start: r.start ? timeText(r.start) : "",
+  })).join("; ");
 }

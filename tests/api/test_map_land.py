@@ -45,3 +45,44 @@ def test_beach_bands_lie_on_the_water_side() -> None:
     for name, band in bands.items():
         ashore = shapely.intersection(band, land).area / band.area
         assert ashore < 0.01, (name, ashore)
+
+
+def test_map_labels_name_the_seat_towns_and_each_zone_on_it(shared_api: Api) -> None:
+    """Offline labels (issue 22): the register's seat towns and every zone's name."""
+    r = shared_api.client.get("/map/labels", headers=shared_api.h("viewer"))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/geo+json")
+    feats = r.json()["features"]
+    places = {f["properties"]["name"]: f for f in feats if f["properties"]["kind"] == "place"}
+    assert {"Rio de Janeiro", "Santos", "Salvador"} <= set(places)
+    assert len(places) == len(set(places))  # a town with two offices is named once
+    rio = places["Rio de Janeiro"]["geometry"]["coordinates"]
+    assert -43.3 < rio[0] < -43.1 and -23.0 < rio[1] < -22.8  # the city, not the sea
+    zones = {f["properties"]["zone_id"]: f for f in feats if f["properties"]["kind"] == "zone"}
+    served = [
+        f
+        for f in shared_api.client.get("/map/zones", headers=shared_api.h("viewer")).json()[
+            "features"
+        ]
+        if f["properties"]["role"] == "reference"
+        and f["properties"]["kind"] != "jurisdiction"
+        and f["properties"]["name"]  # an unnamed zone gets no label
+    ]
+    assert served and {f["properties"]["id"] for f in served} == set(zones)
+    for f in served:
+        label = zones[f["properties"]["id"]]
+        assert label["properties"]["name"] == f["properties"]["name"]
+        at = shapely.Point(label["geometry"]["coordinates"])
+        # on the zone itself (to the 6 decimals sent, about 0.1 m), not beside it
+        assert shapely.distance(shapely.geometry.shape(f["geometry"]), at) < 1e-5
+    assert r.json() == shared_api.client.get("/map/labels", headers=shared_api.h("viewer")).json()
+
+
+def test_the_bundled_beaches_are_named_on_their_shore() -> None:
+    from vigia.service.http.routes.map_layers import map_labels
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+
+    feats = map_labels(load_zones([bundled_zones_dir()]))["features"]
+    (copa,) = [f for f in feats if f["properties"].get("zone_id") == "beach-copacabana"]
+    assert copa["properties"]["name"] == "Praia de Copacabana"
+    lon, lat = copa["geometry"]["coordinates"]
+    assert -43.19 < lon < -43.16 and -22.99 < lat < -22.96  # along the beach's 4 km

@@ -77,6 +77,33 @@ def test_zones_vessels_and_ballast_lines_are_drawn(service: Service, watched: Wa
     page.check("[data-layer=vessels]")
 
 
+def test_places_and_zones_are_named_on_the_map(service: Service, watched: Watched) -> None:
+    watched.sign_in(service, "viewer")
+    page = watched.page
+    label = "#map .map-label-{}:text-is('{}')"
+    # the lead list, drawn before the zones arrived, names the zone once they have
+    page.wait_for_selector("body[data-loaded=true]", timeout=30_000)
+    row = page.locator("#lead-list li", has_text="DEMO LANCHA RAPIDA")
+    assert "Praia de Copacabana" in row.inner_text() and "beach-copacabana" not in row.inner_text()
+    # the whole coast: no names (27 towns would overlap)
+    _fit(page, [[-54.5, -34.5], [-28.5, 5.5]])
+    assert page.locator("#map .map-label:visible").count() == 0
+    # the south-east: the Capitanias' towns, not yet the Delegacias' or the zones'
+    _fit(page, [[-48.0, -25.5], [-40.0, -21.0]])
+    page.locator(label.format("place", "Rio de Janeiro")).wait_for(timeout=5_000)
+    assert page.locator(label.format("place", "Santos")).is_visible()
+    assert not page.locator(label.format("place", "Angra dos Reis")).is_visible()
+    assert not page.locator(label.format("zone", "Praia de Copacabana")).is_visible()
+    # at the beaches the zones are named too
+    _fit(page, RIO)
+    page.locator(label.format("zone", "Praia de Copacabana")).wait_for(timeout=5_000)
+    assert page.locator(label.format("place", "Rio de Janeiro")).is_visible()
+    watched.shot("rio-names")
+    page.uncheck("[data-layer=labels]")
+    assert not page.locator(label.format("zone", "Praia de Copacabana")).is_visible()
+    page.check("[data-layer=labels]")
+
+
 def test_a_new_lead_appears_without_a_reload(service: Service, watched: Watched) -> None:
     watched.sign_in(service, "viewer")
     page = watched.page

@@ -102,6 +102,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/leads/{lead_id}/documents/{kind}.pdf"): ONE_LEAD,
     ("GET", "/map/land"): PUBLIC,
     ("GET", "/map/zones"): PUBLIC,
+    ("GET", "/map/labels"): PUBLIC,
     ("GET", "/map/vessels"): PUBLIC,
     ("GET", "/me"): PUBLIC,
     ("POST", "/webhooks"): ADMIN,

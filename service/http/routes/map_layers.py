@@ -14,6 +14,7 @@ import shapely
 from fastapi import APIRouter, Depends, Query, Request
 from shapely.geometry import mapping
 
+from vigia.alerts.procedure.register import offices
 from vigia.ingest.records import VesselInfo, device_class, iso_utc
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.http.deps import ROLES, get_repository, require_role
@@ -190,6 +191,54 @@ def get_zone_bands(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJ
     measure (``role: band``; beaches have ``motor`` 200 m and ``sail`` 100 m)."""
     zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
     return GeoJSONResponse(zone_bands(zones))
+
+
+def map_labels(zones: list[Any]) -> dict[str, Any]:
+    """Names to draw on the map: the seat cities of the bundled register of maritime
+    offices (``kind: place``, city centres; ``rank`` 1 for a Capitania's) and each zone's
+    name at a point of its reference geometry (``kind: zone``, with its id and kind)."""
+    features: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for office in offices():
+        key = (office.seat_municipality, office.seat_state)
+        if key in seen:
+            continue
+        seen.add(key)
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [office.seat_lon, office.seat_lat]},
+                # a Capitania's seat is named from regional zoom, a Delegacia's closer in
+                "properties": {"kind": "place", "name": office.seat_municipality,
+                               "state": office.seat_state,
+                               "rank": 1 if office.kind == "capitania" else 2},
+            }
+        )  # fmt: skip
+    for zone in zones:
+        if not zone.name or zone.kind is ZoneKind.JURISDICTION:
+            continue  # a jurisdiction's name is its Capitania's, drawn at its seat
+        at = shapely.point_on_surface(zone.geometry)
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [round(at.x, 6), round(at.y, 6)]},
+                "properties": {"kind": "zone", "name": zone.name, "zone_id": zone.id,
+                               "zone_kind": str(zone.kind)},
+            }
+        )  # fmt: skip
+    return {"type": "FeatureCollection", "features": features}
+
+
+@router.get(
+    "/map/labels",
+    summary="Place and zone names for maps (GeoJSON points)",
+    response_class=GeoJSONResponse,
+)
+def get_map_labels(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
+    """Offline labels: the seat cities of the maritime offices' register (``kind: place``)
+    and every current zone's name at a point on it (``kind: zone``)."""
+    zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
+    return GeoJSONResponse(map_labels(zones))
 
 
 @router.get(

@@ -98,6 +98,7 @@ async function start(session) {
   if (feats.stream) state.stream = connect();
   else { live("missing"); pollLeads(leads); }
   await Promise.all([map.loadBackground(), refreshVessels(map)]);
+  leads.render();  // the list came first: now with the zones' names instead of their ids
   map.map.resize();
   map.map.fitBounds(COAST, { duration: 0, padding: 10 });
   state.loaded = true;

@@ -150,8 +150,10 @@ export class VigiaMap {
 
   async loadBackground() {
     await this.ready;
-    const [land, zones, lines] = await Promise.all([api("/map/land", { accept: "application/geo+json" }),
-      api("/map/zones", { accept: "application/geo+json" }), api("/ballast/lines", { accept: "application/geo+json" })]);
+    const [land, zones, lines, labels] = await Promise.all([api("/map/land", { accept: "application/geo+json" }),
+      api("/map/zones", { accept: "application/geo+json" }), api("/ballast/lines", { accept: "application/geo+json" }),
+      api("/map/labels", { accept: "application/geo+json" })]);
+    this.setLabels(labels);
     this.map.getSource("land").setData(land);
     this.map.getSource("zones").setData(zones);
     // every bundled zone has a name: panels show it instead of the id
@@ -183,7 +185,7 @@ export class VigiaMap {
 
   setLeads(leads) {
     const features = leads.map((l) => ({ type: "Feature", geometry: l.closest_point,
-      properties: { id: l.id, rule: l.rule, sar: l.rule === "SAR-DISTRESS", label: `${l.vessel?.name || "MMSI " + l.mmsi} · ${l.zone_id || ""}` } }));
+      properties: { id: l.id, rule: l.rule, sar: l.rule === "SAR-DISTRESS", label: `${l.vessel?.name || "MMSI " + l.mmsi} · ${this.zoneNames?.get(l.zone_id) || l.zone_id || ""}` } }));
     this.map.getSource("leads")?.setData({ type: "FeatureCollection", features });
   }
 
@@ -203,7 +205,7 @@ export class VigiaMap {
     if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom, duration: 0 });
     if (cp && lead.rule !== "SAR-DISTRESS") {
       this.distPopup.setLngLat(cp.geometry.coordinates)
-        .setHTML(`<strong>${number(cp.properties.distance_m, 0)} m</strong> · ${esc(lead.zone_id || "")}`).addTo(this.map);
+        .setHTML(`<strong>${number(cp.properties.distance_m, 0)} m</strong> · ${esc(this.zoneNames?.get(lead.zone_id) || lead.zone_id || "")}`).addTo(this.map);
     }
   }
 
@@ -236,7 +238,30 @@ export class VigiaMap {
     }
   }
 
+  /** Place and zone names as HTML markers (no glyphs to fetch): Capitanias' towns from
+   * zoom 5, every seat town from 8, zone names from 11 (where their bands are drawn large
+   * enough to name); the whole coast stays unlabelled, its towns would overlap. */
+  setLabels(doc) {
+    for (const mk of this.labels || []) mk.remove();
+    this.labels = doc.features.map((f) => {
+      const el = document.createElement("div");
+      el.className = `map-label map-label-${f.properties.kind}` + (f.properties.rank ? ` rank-${f.properties.rank}` : "");
+      el.textContent = f.properties.name;
+      // a zone's name beside it (not over its band or a boat in it), a town's above its dot
+      const at = f.properties.kind === "zone" ? { anchor: "left", offset: [8, 0] } : { anchor: "bottom", offset: [0, -2] };
+      return new maplibregl.Marker({ element: el, ...at }).setLngLat(f.geometry.coordinates).addTo(this.map);
+    });
+    const box = this.map.getContainer();
+    const band = () => {
+      const z = this.map.getZoom();
+      box.dataset.labels = z >= 11 ? "near" : z >= 8 ? "region" : z >= 5 ? "mid" : "far";
+    };
+    if (!this.labelsWired) { this.map.on("zoom", band); this.labelsWired = true; }
+    band();
+  }
+
   setGroup(group, visible) {
+    if (group === "labels") { this.map.getContainer().classList.toggle("labels-off", !visible); return; }
     for (const id of LAYER_GROUPS[group] || []) this.map.setLayoutProperty(id, "visibility", visible ? "visible" : "none");
   }
 }

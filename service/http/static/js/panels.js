@@ -61,7 +61,7 @@ export class VesselPanel {
         const li = document.createElement("li");
         const b = document.createElement("button");
         b.type = "button"; b.className = "secondary";
-        b.append(`${l.rule} · ${l.zone_id || "—"} · `, timeEl(l.started_at), ` · ${t("st." + l.status)}`);
+        b.append(`${l.rule} · ${this.map.zoneNames?.get(l.zone_id) || l.zone_id || "—"} · `, timeEl(l.started_at), ` · ${t("st." + l.status)}`);
         b.addEventListener("click", () => { this.leadPanel.put(l); document.getElementById("tab-leads").click(); this.leadPanel.select(l.id); });
         li.append(b); list.append(li);
       }

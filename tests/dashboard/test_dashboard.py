@@ -85,6 +85,14 @@ def test_places_and_zones_are_named_on_the_map(service: Service, watched: Watche
     page.wait_for_selector("body[data-loaded=true]", timeout=30_000)
     row = page.locator("#lead-list li", has_text="DEMO LANCHA RAPIDA")
     assert "Praia de Copacabana" in row.inner_text() and "beach-copacabana" not in row.inner_text()
+    # and the filters above it fit the panel (a long authority or zone name in a select
+    # pushed "Zona" and "Situação" past the screen's edge)
+    right = page.evaluate("document.querySelector('aside.side').getBoundingClientRect().right")
+    edges = page.evaluate(
+        "[...document.querySelectorAll('#lead-filters select')]"
+        ".map((e) => e.getBoundingClientRect().right)"
+    )
+    assert edges and max(edges) <= right, (edges, right)
     # the whole coast: no names (27 towns would overlap)
     _fit(page, [[-54.5, -34.5], [-28.5, 5.5]])
     assert page.locator("#map .map-label:visible").count() == 0

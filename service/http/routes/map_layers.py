@@ -229,10 +229,29 @@ def map_labels(zones: list[Any]) -> dict[str, Any]:
     return {"type": "FeatureCollection", "features": features}
 
 
+EXAMPLE_LABELS: dict[str, Any] = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [-43.17, -22.897]},
+            "properties": {"kind": "place", "name": "Rio de Janeiro", "state": "RJ", "rank": 1},
+        },
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [-43.18, -22.975]},
+            "properties": {"kind": "zone", "name": "Praia de Copacabana",
+                           "zone_id": "beach-copacabana", "zone_kind": "bather_beach"},
+        },
+    ],
+}  # fmt: skip
+
+
 @router.get(
     "/map/labels",
     summary="Place and zone names for maps (GeoJSON points)",
     response_class=GeoJSONResponse,
+    responses=_example(EXAMPLE_LABELS),
 )
 def get_map_labels(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
     """Offline labels: the seat cities of the maritime offices' register (``kind: place``)

@@ -243,12 +243,22 @@ class ZoneIndex:
 
     def nearest_point(self, zone_idx: int, lon: float, lat: float) -> tuple[float, float]:
         """Lon/lat of the point of the zone's reference geometry closest to (lon, lat)."""
-        frame = self._frames[zone_idx]
-        x, y = frame.forward(np.array([lon], np.float64), np.array([lat], np.float64))
-        line = shapely.shortest_line(shapely.points(x[0], y[0]), self._geom_m[zone_idx])
-        end = np.asarray(shapely.get_coordinates(line)[-1:], dtype=np.float64)
-        out_lon, out_lat = frame.inverse(end[:, 0], end[:, 1])
+        out_lon, out_lat = self.nearest_points(
+            zone_idx, np.array([lon], np.float64), np.array([lat], np.float64)
+        )
         return float(out_lon[0]), float(out_lat[0])
+
+    def nearest_points(
+        self, zone_idx: int, lon: FloatArray, lat: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Per position, the lon/lat of the closest point of the zone's reference geometry
+        (element by element the same figures as :meth:`nearest_point`)."""
+        frame = self._frames[zone_idx]
+        x, y = frame.forward(np.asarray(lon, np.float64), np.asarray(lat, np.float64))
+        lines = shapely.shortest_line(shapely.points(x, y), self._geom_m[zone_idx])
+        # each line runs from the position to the geometry: its second vertex
+        ends = np.asarray(shapely.get_coordinates(lines), dtype=np.float64).reshape(-1, 2, 2)[:, 1]
+        return frame.inverse(ends[:, 0].copy(), ends[:, 1].copy())
 
     def band(self, zone_idx: int, width_m: float | None = None) -> BaseGeometry:
         """The zone's evaluation form as a lon/lat polygon, for maps: every point within

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pytest
+from pyproj import Geod
 from shapely.geometry import Point
+from shapely.ops import nearest_points
 
 from tests.alerts.scenario_kit import T0, aisgen, feature, index_from, square, to_positions
 from vigia.alerts.episodes import EpisodeConfig
@@ -20,6 +24,8 @@ from vigia.alerts.rules import (
     propulsion,
 )
 from vigia.ingest.registry import VesselRegistry
+from vigia.zones.catalogue import bundled_zones_dir, load_zones
+from vigia.zones.evaluate import ZoneIndex
 
 
 def _moment(sog: float | None, cog: float | None, *, stopped: bool = False) -> VesselMoment:
@@ -124,3 +130,29 @@ def test_closed_episodes_and_silent_vessels_leave_memory(tmp_path: Path) -> None
     assert all(lead.ended_at is not None and lead.authority == "CP" for lead in leads)
     pipe.expire(T0 + 600 + 4000)
     assert pipe.vessel_count == 0
+
+
+def test_bearings_worked_out_a_batch_at_a_time_are_those_of_one_fix_at_a_time() -> None:
+    # the oracle is the one-fix path (nearest point, then the geodesic azimuth), run on
+    # the real Rio capture whose boats approach the bundled beaches
+    from tests.support.bus_rig import demo_records
+
+    records = demo_records()
+    index = ZoneIndex(load_zones([bundled_zones_dir()]))
+    pipe = LeadPipeline(index, VesselRegistry())
+    leads = []
+    for i in range(0, len(records), 200):
+        leads += pipe.process(records[i : i + 200])
+    batched = dict(pipe._bearings)
+    assert len(batched) > 100  # beach approaches were worked out in batches
+    assert any(lead.rule.startswith("BATH-") for lead in leads + pipe.open_leads())
+    geod = Geod(ellps="WGS84")
+    for (z, lon, lat), bearing in batched.items():
+        # by hand: the closest point of the beach line in its metre frame, back to
+        # degrees, then the geodesic azimuth to it
+        frame, line = index.projected(z)
+        x, y = frame.forward(np.array([lon]), np.array([lat]))
+        near = nearest_points(line, Point(x[0], y[0]))[0]
+        nlon, nlat = frame.inverse(np.array([near.x]), np.array([near.y]))
+        az = geod.inv(lon, lat, float(nlon[0]), float(nlat[0]))[0] % 360.0
+        assert bearing == pytest.approx(az, abs=1e-9), (index.zones[z].id, lon, lat)

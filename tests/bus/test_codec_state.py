@@ -48,6 +48,11 @@ def test_hostile_rows_are_skipped_and_counted() -> None:
         ["X"],
         ["P", 710000002, *rows[0][2:]],  # another partition's vessel (2 partitions)
         [*rows[0][:-1], ["x"] * 100],  # too many raw sentences
+        ["P", 710000001, 10**400, *rows[0][3:]],  # float() of it overflows
+        ["P", 710000001, 1.0, 1, 10**400, *rows[0][5:]],  # so does a longitude
+        ["P", 710000001, 1.0, 1, -43.0, -23.0, None, None, 2**70, *rows[0][9:]],
+        ["P", 710000001, 1.0, True, *rows[0][4:]],  # a flag is no message type
+        ["P", 710000001, 1.0, 1, -43.0, -23.0, None, None, None, None, 1, *rows[0][11:]],
     ]
     body = json.dumps({"v": 1, "w": 0.0, "r": [*hostile, rows[0]]}).encode()
     recs, bad, _, _ = decode(body, partition_of(710000001, 2), 2)

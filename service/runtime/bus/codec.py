@@ -102,20 +102,30 @@ def wanted(record: Record) -> bool:
     return type(record) is Position or type(record) is StaticData
 
 
-def _int(v: Any, lo: int = -(2**62), hi: int = 2**62) -> int:
+_BIG = 2**62  # integers past this are no AIS value (and a float() of a huge one overflows)
+
+
+def _int(v: Any, lo: int = -_BIG, hi: int = _BIG) -> int:
     if type(v) is not int or not lo <= v <= hi:
         raise ValueError("bad integer")
     return v
 
 
 def _opt_int(v: Any) -> int | None:
-    return None if v is None else _int(v)
+    if v is None or (type(v) is int and -_BIG <= v <= _BIG):
+        return v
+    raise ValueError("bad integer")
 
 
 def _num(v: Any) -> float:
-    if type(v) not in (int, float) or not math.isfinite(v):
-        raise ValueError("bad number")
-    return float(v)
+    # v - v is 0.0 for every finite float and NaN for inf and NaN; ints are bounded
+    # first, so float() cannot overflow on a 400-digit one
+    if type(v) is float:
+        if v - v == 0.0:
+            return v
+    elif type(v) is int and -_BIG <= v <= _BIG:
+        return float(v)
+    raise ValueError("bad number")
 
 
 def _opt_num(v: Any) -> float | None:
@@ -123,24 +133,24 @@ def _opt_num(v: Any) -> float | None:
 
 
 def _opt_str(v: Any) -> str | None:
-    if v is None:
-        return None
-    if type(v) is not str or len(v) > _MAX_TEXT:
-        raise ValueError("bad text")
-    return v
+    if v is None or (type(v) is str and len(v) <= _MAX_TEXT):
+        return v
+    raise ValueError("bad text")
 
 
 def _str(v: Any) -> str:
-    out = _opt_str(v)
-    if out is None:
-        raise ValueError("missing text")
-    return out
+    if type(v) is str and len(v) <= _MAX_TEXT:
+        return v
+    raise ValueError("bad text")
 
 
 def _raw(v: Any) -> tuple[str, ...]:
     if type(v) is not list or len(v) > _MAX_RAW:
         raise ValueError("bad raw sentences")
-    return tuple(_str(x) for x in v)
+    for x in v:  # a loop, not a generator: this runs once per record
+        if type(x) is not str or len(x) > _MAX_TEXT:
+            raise ValueError("bad raw sentence")
+    return tuple(v)
 
 
 def _opt_bool(v: Any) -> bool | None:
@@ -150,14 +160,21 @@ def _opt_bool(v: Any) -> bool | None:
 
 
 def _record(row: Any) -> Record:
+    # the worker's hottest loop (one call per record): checks are inline and arguments
+    # positional; each check is as strict as the helpers above
     if type(row) is not list or not row:
         raise ValueError("not a record")
     if row[0] == "P" and len(row) == 13:
+        _, mmsi, t, mt, lon, lat, sog, cog, hd, ns, acc, src, raw = row
+        if type(mmsi) is not int or not 0 <= mmsi <= 999_999_999:
+            raise ValueError("bad MMSI")
+        if type(mt) is not int or not 0 <= mt <= 63:
+            raise ValueError("bad message type")
         return Position(
-            mmsi=_int(row[1], 0, 999_999_999), t=_num(row[2]), msg_type=_int(row[3], 0, 63),
-            lon=_opt_num(row[4]), lat=_opt_num(row[5]), sog=_opt_num(row[6]),
-            cog=_opt_num(row[7]), heading=_opt_int(row[8]), nav_status=_opt_int(row[9]),
-            accuracy=_opt_bool(row[10]), source=_str(row[11]), raw=_raw(row[12]),
+            mmsi, _num(t), mt,
+            None if lon is None else _num(lon), None if lat is None else _num(lat),
+            None if sog is None else _num(sog), None if cog is None else _num(cog),
+            _opt_int(hd), _opt_int(ns), _opt_bool(acc), _str(src), _raw(raw),
         )  # fmt: skip
     if row[0] == "S" and len(row) == 14:
         return StaticData(

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from tests.storage.builders import T0, lead, pos
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.procedure.workflow import Actor, Move
-from vigia.ingest.records import VesselInfo
+from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db.admin_store import AUDIT_RETENTION_S
 from vigia.service.db.engine import alembic_config
 from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
@@ -318,3 +318,21 @@ def test_models_and_migrations_agree(repo: SqlRepository) -> None:
     items = [x for d in diff for x in (d if isinstance(d, list) else [d])]
     unexpected = [x[:3] for x in items if not _dialect_difference(x, repo.dialect)]
     assert unexpected == []
+
+
+def test_every_position_field_comes_back_as_written(repo: SqlRepository) -> None:
+    # the PostGIS path writes with binary COPY, SQLite with executemany: both must give
+    # back each value, its absence (None) and text that COPY's text format had to escape
+    written = [
+        Position(710000010, T0, 1, -43.1, -22.9, None, None, None, None, None, ""),
+        Position(710000010, T0 + 1.5, 18, -43.25, -22.95, 12.3, 359.9, 511, 15, True,
+                 "rx\\one\ttab\nline\rcr ção 📡"),
+        Position(710000010, T0 + 3, 3, 180.0, -90.0, 0.0, 0.0, 0, 0, False, "udp:1"),
+    ]  # fmt: skip
+    assert repo.add_positions(written) == 3
+    back = repo.track(710000010, None, None)
+    fields = ("mmsi", "t", "msg_type", "lon", "lat", "sog", "cog", "heading", "nav_status",
+              "accuracy", "source")  # fmt: skip
+    assert [[getattr(p, f) for f in fields] for p in back] == [
+        [getattr(p, f) for f in fields] for p in written
+    ]

@@ -132,6 +132,8 @@ class LeadRow(Base):
         Index("ix_leads_closest", "closest_lon", "closest_lat"),
         Index("ix_leads_authority", "authority"),
         Index("ix_leads_due_on", "due_on"),
+        # the default list: unsilenced leads, newest first (migration 0009)
+        Index("ix_leads_silence_started", "silence_id", "started_at"),
         Index("ix_leads_mmsi_infraction_on", "mmsi", "infraction_on"),
     )
 

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from pyproj import Geod
 
 from vigia.alerts.aton import AtonConfig, AtonWatch
 from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import is_installation, made_good_in_band, reclassify, split_records
+from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
@@ -42,17 +42,8 @@ from vigia.alerts.tracking import (
 )
 from vigia.ingest.records import Position, Record, VesselInfo
 from vigia.ingest.registry import VesselRegistry
-from vigia.zones.evaluate import FloatArray, Hits, ZoneIndex
-from vigia.zones.model import Zone, ZoneKind
-
-_GEOD = Geod(ellps="WGS84")
-_BEARINGS_MAX = 50_000  # bearings kept for fixes judged later (look-ahead); then cleared
-
-
-def _beach_thresholds(zones: Sequence[Zone], thr: Sequence[float]) -> FloatArray:
-    """Per zone, its rule distance if it is a bather beach, else -1 (never within)."""
-    out = [t if z.kind is ZoneKind.BATHER_BEACH else -1.0 for z, t in zip(zones, thr, strict=True)]
-    return np.array(out, dtype=np.float64)
+from vigia.zones.evaluate import ZoneIndex
+from vigia.zones.model import ZoneKind
 
 
 class LeadPipeline:
@@ -83,10 +74,8 @@ class LeadPipeline:
         # vessel's state (see alerts/eras.py)
         self._eras = Eras()
         self._last_sweep = -math.inf
-        # fix -> bearing to the beach baseline, worked out a batch at a time; a cache,
-        # never part of the state (see __getstate__)
-        self._bearings: dict[tuple[int, float, float], float] = {}
-        self._beach_thr = _beach_thresholds(self._zones, self._thr)
+        # bearings to the beach baselines, a batch at a time (checkpointed without them)
+        self._bearings = BeachBearings(index, self._zones, self._thr)
         self._distress = DistressTracker(index, self.config)
         self._aton = AtonWatch(aton, registry)
         self.counters: dict[str, int] = {
@@ -98,16 +87,10 @@ class LeadPipeline:
             "authorised_fixes": 0,
         }
 
-    def __getstate__(self) -> dict[str, Any]:
-        # a checkpoint carries the state, not the cache nor what the zones give again
-        state = self.__dict__.copy()
-        del state["_bearings"], state["_beach_thr"]
-        return state
-
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._bearings = {}
-        self._beach_thr = _beach_thresholds(self._zones, self._thr)
+        if "_bearings" not in state:  # checkpointed before the bearings were batched
+            self._bearings = BeachBearings(self.index, self._zones, self._thr)
 
     # -- public interface -------------------------------------------------------------
 
@@ -145,7 +128,7 @@ class LeadPipeline:
                 per_pos[i] = [(z, d)]
             else:
                 lst.append((z, d))
-        self._prepare_bearings(hits, lon_a, lat_a)
+        self._bearings.prepare(hits, lon_a, lat_a)
         vessels = self._vessels
         stop_sog = self.config.anchor_sog_kn
         registry = self.registry
@@ -382,7 +365,11 @@ class LeadPipeline:
                         appr = vs.approaches[z] = Approach()
                     made_good = made_good_in_band(prev_t, appr, pos, d, thr)
                     breaks = not approach_ok(
-                        m, appr, self._bearing(z, pos, d), cfg.approach, made_good
+                        m,
+                        appr,
+                        self._bearings.bearing(z, pos.lon, pos.lat, d),
+                        cfg.approach,
+                        made_good,
                     )
                     appr.last_t, appr.last_lon, appr.last_lat = t, pos.lon, pos.lat
                     near = breaks
@@ -411,41 +398,6 @@ class LeadPipeline:
                 del vs.approaches[z]
             if not vs.approaches:
                 vs.approaches = None
-
-    def _prepare_bearings(self, hits: Hits, lon: FloatArray, lat: FloatArray) -> None:
-        """Bearings to the baseline of every fix of the batch inside a bather band, one
-        vectorised pass per beach: worked out one judged fix at a time they took about a
-        quarter of :meth:`process`. The figures are those of the one-fix path below."""
-        if len(self._bearings) > _BEARINGS_MAX:
-            self._bearings.clear()
-        if len(hits.zone) == 0:
-            return
-        thr = self._beach_thr[hits.zone]
-        sel = np.flatnonzero((hits.distance_m >= 5.0) & (hits.distance_m <= thr))
-        if len(sel) == 0:
-            return
-        zones, at = hits.zone[sel], hits.pos[sel]
-        for z in np.unique(zones).tolist():
-            i = at[zones == z]
-            plon, plat = lon[i], lat[i]
-            nlon, nlat = self.index.nearest_points(z, plon, plat)
-            az, _, _ = _GEOD.inv(plon, plat, nlon, nlat)
-            for lo, la, a in zip(
-                plon.tolist(), plat.tolist(), np.asarray(az).tolist(), strict=True
-            ):
-                self._bearings[(z, lo, la)] = a % 360.0
-
-    def _bearing(self, z: int, pos: Position, d: float) -> float | None:
-        """Bearing from the vessel to the nearest baseline point (None when on it)."""
-        assert pos.lon is not None and pos.lat is not None
-        if d < 5.0:
-            return None
-        known = self._bearings.get((z, pos.lon, pos.lat))
-        if known is not None:
-            return known
-        nlon, nlat = self.index.nearest_point(z, pos.lon, pos.lat)
-        az, _, _ = _GEOD.inv(pos.lon, pos.lat, nlon, nlat)
-        return float(az) % 360.0
 
     def _extend(
         self,

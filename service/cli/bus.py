@@ -125,8 +125,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     worker = EvalWorker(repo, settings.bus, name, only=args.partitions)
     probe = ProbeServer(settings.api.host, settings.api.port, name, worker.healthy, worker.stats)
     probe.start()
-    _announce("evaluate", name, probe.port)
+    # a SIGTERM between the announcement and the loop's own handlers (main, below)
+    # still stops the worker cleanly instead of killing it
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: worker.stop())
     _tune_gc()
+    _announce("evaluate", name, probe.port)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

@@ -143,7 +143,7 @@ def test_bearings_worked_out_a_batch_at_a_time_are_those_of_one_fix_at_a_time() 
     leads = []
     for i in range(0, len(records), 200):
         leads += pipe.process(records[i : i + 200])
-    batched = dict(pipe._bearings)
+    batched = dict(pipe._bearings.known)
     assert len(batched) > 100  # beach approaches were worked out in batches
     assert any(lead.rule.startswith("BATH-") for lead in leads + pipe.open_leads())
     geod = Geod(ellps="WGS84")

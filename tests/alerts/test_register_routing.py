@@ -32,6 +32,13 @@ def test_register_rows_are_complete() -> None:
         (-46.30, -24.05, "Capitania dos Portos de São Paulo"),  # off Santos
         (-40.05, -22.37, "Capitania dos Portos de Macaé"),  # Campos basin platforms
         (-38.47, -13.02, "Capitania dos Portos da Bahia"),  # off Salvador
+        # inland waters (stop 28's rows): the river office, not the nearest coast's
+        (-57.66, -19.00, "Capitania Fluvial do Pantanal"),  # Rio Paraguai at Corumbá
+        (-63.91, -8.74, "Capitania Fluvial de Porto Velho"),  # Rio Madeira
+        (-54.72, -2.41, "Capitania Fluvial de Santarém"),  # Tapajós meets the Amazon
+        (-69.95, -4.24, "Capitania Fluvial de Tabatinga"),  # Solimões at the border
+        (-48.50, -22.50, "Capitania Fluvial do Tietê-Paraná"),  # Tietê at Barra Bonita
+        (-47.80, -15.80, "Capitania Fluvial de Brasília"),  # Lago Paranoá
     ],
 )
 def test_nearest_seat(lon: float, lat: float, office: str) -> None:

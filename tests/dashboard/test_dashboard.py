@@ -93,7 +93,7 @@ def test_places_and_zones_are_named_on_the_map(service: Service, watched: Watche
         ".map((e) => e.getBoundingClientRect().right)"
     )
     assert edges and max(edges) <= right, (edges, right)
-    # the whole coast: no names (27 towns would overlap)
+    # the whole coast: no names (the register's towns would overlap)
     _fit(page, [[-54.5, -34.5], [-28.5, 5.5]])
     assert page.locator("#map .map-label:visible").count() == 0
     # the south-east: the Capitanias' towns, not yet the Delegacias' or the zones'

@@ -160,20 +160,15 @@ def _opt_bool(v: Any) -> bool | None:
 
 
 def _record(row: Any) -> Record:
-    # the worker's hottest loop (one call per record): checks are inline and arguments
-    # positional; each check is as strict as the helpers above
+    # the worker's hottest loop (one call per record): arguments positional, the row
+    # unpacked once
     if type(row) is not list or not row:
         raise ValueError("not a record")
     if row[0] == "P" and len(row) == 13:
         _, mmsi, t, mt, lon, lat, sog, cog, hd, ns, acc, src, raw = row
-        if type(mmsi) is not int or not 0 <= mmsi <= 999_999_999:
-            raise ValueError("bad MMSI")
-        if type(mt) is not int or not 0 <= mt <= 63:
-            raise ValueError("bad message type")
         return Position(
-            mmsi, _num(t), mt,
-            None if lon is None else _num(lon), None if lat is None else _num(lat),
-            None if sog is None else _num(sog), None if cog is None else _num(cog),
+            _int(mmsi, 0, 999_999_999), _num(t), _int(mt, 0, 63),
+            _opt_num(lon), _opt_num(lat), _opt_num(sog), _opt_num(cog),
             _opt_int(hd), _opt_int(ns), _opt_bool(acc), _str(src), _raw(raw),
         )  # fmt: skip
     if row[0] == "S" and len(row) == 14:

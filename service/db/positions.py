@@ -26,27 +26,20 @@ log = logging.getLogger(__name__)
 _COLS = ", ".join(POSITION_COLUMNS)
 _UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in POSITION_COLUMNS if c != "mmsi")
 _STAGE = "vigia_pos_stage"
+# the stage table's PostgreSQL type of each position column: its DDL and the binary COPY
+# both come from here (a new column without a type fails at import)
+_STAGE_TYPE = {
+    "mmsi": "int8", "t": "float8", "msg_type": "int4", "lon": "float8", "lat": "float8",
+    "sog": "float8", "cog": "float8", "heading": "int4", "nav_status": "int4",
+    "accuracy": "bool", "source": "text",
+}  # fmt: skip
+_STAGE_TYPES = [_STAGE_TYPE[c] for c in POSITION_COLUMNS]
 _STAGE_DDL = (
-    f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} (mmsi bigint, t float8, msg_type int, "
-    "lon float8, lat float8, sog float8, cog float8, heading int, nav_status int, "
-    "accuracy boolean, source text) ON COMMIT DELETE ROWS"
+    f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} ("
+    + ", ".join(f"{c} {t}" for c, t in zip(POSITION_COLUMNS, _STAGE_TYPES, strict=True))
+    + ") ON COMMIT DELETE ROWS"
 )
 _PARTITION_YEARS = range(1990, 2101)  # anything else goes to the DEFAULT partition
-
-
-_STAGE_TYPES = (
-    "int8",
-    "float8",
-    "int4",
-    "float8",
-    "float8",
-    "float8",
-    "float8",
-    "int4",
-    "int4",
-    "bool",
-    "text",
-)  # fmt: skip  (the stage table's columns, in POSITION_COLUMNS order)
 
 
 def _copy_rows(copy: psycopg.Copy, positions: Sequence[Position]) -> None:

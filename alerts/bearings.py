@@ -26,7 +26,7 @@ _KEEP_MAX = 50_000  # bearings kept for fixes judged later; then all are dropped
 class BeachBearings:
     """Per (zone, lon, lat), the bearing (degrees) to the beach's baseline."""
 
-    __slots__ = ("_beach_thr", "_index", "_thr", "known")
+    __slots__ = ("_beach_thr", "_index", "known")
 
     def __init__(self, index: ZoneIndex, zones: Sequence[Zone], thr: Sequence[float]) -> None:
         # per zone, its rule distance if it is a bather beach, else -1 (never within)
@@ -36,13 +36,13 @@ class BeachBearings:
         )
 
     def _setup(self, index: ZoneIndex, thr: list[float]) -> None:
-        self._index, self._thr = index, thr
+        self._index = index
         self._beach_thr = np.array(thr, dtype=np.float64)
         self.known: dict[tuple[int, float, float], float] = {}
 
     def __getstate__(self) -> tuple[ZoneIndex, list[float]]:
         # a partition's checkpoint carries neither the cache nor an array
-        return self._index, self._thr
+        return self._index, self._beach_thr.tolist()
 
     def __setstate__(self, state: tuple[ZoneIndex, list[float]]) -> None:
         self._setup(*state)

@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -113,9 +114,16 @@ def test_two_workers_raise_the_same_leads_as_one_process(
         assert ingest.returncode == 0, ingest.stderr
         wait_drained(bus, 120)
         # every process kind reports on its own port
-        health = [_health(w.port) for w in workers]
+        # the stream may drain before the second worker's membership round has handed
+        # it its share (a round every lease_ttl/3): wait for the share-out to settle
+        end = time.monotonic() + 30
+        while True:
+            health = [_health(w.port) for w in workers]
+            held = sorted(p for h in health for p in h["partitions"])  # type: ignore[attr-defined]
+            if held == list(range(bus.partitions)) or time.monotonic() > end:
+                break
+            time.sleep(0.5)
         assert all(h["status"] == "ok" for h in health), health
-        held = sorted(p for h in health for p in h["partitions"])  # type: ignore[attr-defined]
         assert held == list(range(bus.partitions))  # shared out, none twice
         text = "\n".join(_metrics(w.port) for w in workers)
         assert 'vigia_bus_partitions_held{worker="w0"}' in text

@@ -3,7 +3,8 @@ jurisdiction derived from it, used until official jurisdiction zones are loaded.
 
 The approximate jurisdiction of an office is the set of sea points nearer to its seat
 than to any other seat (the Voronoi cell of the seats, measured on the sphere), cut at
-:data:`REACH_NM` from the seat, which covers the EEZ's 200 NM from any coastal seat. A
+:data:`REACH_NM` from the seat, which covers the EEZ's 200 NM from any coastal seat, and
+at :data:`AGENCY_REACH_NM` from an Agência's (its waters are a few municipalities'). A
 lead it routes says so (``details["routing"]["approximate"]``). Overlap rule for loaded
 zones: see :func:`vigia.alerts.procedure.routing.zone_at`.
 """
@@ -19,6 +20,12 @@ from importlib import resources
 #: the farthest a seat's approximate jurisdiction reaches (EEZ 200 NM plus the distance
 #: of a seat city behind the coast)
 REACH_NM = 260.0
+#: how far an Agência's approximate jurisdiction reaches: an Agência answers for the
+#: waters of a few municipalities around its seat (the NPCP of its Capitania lists them),
+#: the territorial sea's 12 NM plus the seat's distance from the water; farther out the
+#: Capitania or Delegacia above it does (a fix off the Campos basin is Macaé's, not the
+#: Agência's in São João da Barra)
+AGENCY_REACH_NM = 20.0
 _EARTH_NM = 3440.065
 BASIS = (
     "approximate jurisdiction: nearest office seat of the bundled register "
@@ -57,20 +64,20 @@ def distance_nm(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
 
 
 def nearest_office(lon: float, lat: float) -> Office | None:
-    """The office whose seat is nearest, within :data:`REACH_NM`; ties go to the
-    Capitania over a Delegacia, then by name, so the answer never depends on file order."""
+    """The office whose seat is nearest, within its reach (:data:`REACH_NM`, an Agência
+    :data:`AGENCY_REACH_NM`); ties go to the Capitania over a Delegacia, then by name, so
+    the answer never depends on file order."""
     rank = {"capitania": 0, "delegacia": 1, "agencia": 2}
-    best = min(
-        offices(),
-        key=lambda o: (
-            round(distance_nm(lon, lat, o.seat_lon, o.seat_lat), 6),
-            rank.get(o.kind, 3),
-            o.name,
-        ),
-    )
-    if distance_nm(lon, lat, best.seat_lon, best.seat_lat) > REACH_NM:
-        return None
-    return best
+    best: tuple[float, int, str] | None = None
+    found: Office | None = None
+    for o in offices():
+        d = distance_nm(lon, lat, o.seat_lon, o.seat_lat)
+        if d > (AGENCY_REACH_NM if o.kind == "agencia" else REACH_NM):
+            continue
+        key = (round(d, 6), rank.get(o.kind, 3), o.name)
+        if best is None or key < best:
+            best, found = key, o
+    return found
 
 
 def office_named(name: str) -> Office | None:

@@ -23,6 +23,9 @@ def test_register_rows_are_complete() -> None:
         assert o.kind in ("capitania", "delegacia", "agencia") and o.seat_state in STATES
         assert -75 < o.seat_lon < -28 and -34 < o.seat_lat < 6 and 1 <= o.naval_district <= 9
         SeatCalendar(o.seat_state, o.seat_municipality)  # every seat has a calendar
+        # every row cites at least one public page (docs/register-sources.md quotes them)
+        assert o.sources and all(u.startswith(("https://", "http://")) for u in o.sources)
+        assert not any(u.endswith("...") for u in o.sources)  # no address cut short
 
 
 @pytest.mark.parametrize(
@@ -39,6 +42,12 @@ def test_register_rows_are_complete() -> None:
         (-69.95, -4.24, "Capitania Fluvial de Tabatinga"),  # Solimões at the border
         (-48.50, -22.50, "Capitania Fluvial do Tietê-Paraná"),  # Tietê at Barra Bonita
         (-47.80, -15.80, "Capitania Fluvial de Brasília"),  # Lago Paranoá
+        # offices added in stop 29 from their public sources
+        (-54.60, -25.55, "Capitania Fluvial do Rio Paraná"),  # Paraná at Foz do Iguaçu
+        (-51.22, -30.05, "Capitania Fluvial de Porto Alegre"),  # Guaíba
+        (-40.51, -9.41, "Capitania Fluvial de Juazeiro"),  # São Francisco at Juazeiro
+        (-42.00, -22.90, "Delegacia da Capitania dos Portos em Cabo Frio"),  # off Cabo Frio
+        (-51.80, 3.90, "Agência da Capitania dos Portos no Oiapoque"),  # Oiapoque river
     ],
 )
 def test_nearest_seat(lon: float, lat: float, office: str) -> None:
@@ -51,6 +60,25 @@ def test_reach_and_distance() -> None:
     assert distance_nm(-40, -20, -40, -21) == pytest.approx(60.0, rel=0.01)
     assert nearest_office(-20.0, -25.0) is None  # mid-Atlantic: beyond REACH_NM
     assert REACH_NM >= 200  # covers the EEZ from a seat on the coast
+
+
+@pytest.mark.parametrize(
+    ("east_nm", "office"),
+    [
+        (19.0, "Agência da Capitania dos Portos em São João da Barra"),
+        # by hand, 21 NM east of São João da Barra's seat (-41.051, -21.640) is -40.6737:
+        # Macaé's seat is 43.9 NM south and 61.9 NM west of it (75.9 NM), Vitória's 79.2
+        # NM north and 18.7 NM east (81.4 NM); São João da Barra's Agência reaches 20 NM
+        (21.0, "Capitania dos Portos de Macaé"),
+    ],
+)
+def test_an_agency_answers_only_near_its_seat(east_nm: float, office: str) -> None:
+    import math
+
+    lat = -21.640
+    lon = -41.051 + east_nm / (60.0 * math.cos(math.radians(lat)))
+    found = nearest_office(lon, lat)
+    assert found is not None and found.name == office
 
 
 def _zone(zid: str, authority: str, box: tuple[float, float, float, float]) -> Zone:

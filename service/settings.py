@@ -82,6 +82,11 @@ class ApiSettings(BaseSettings):
     # how often (s) CPython lets another thread run; shorter keeps API latency low while
     # the worker decodes in the same process (Python's default is 0.005)
     switch_interval_s: float = Field(default=0.005, gt=0, le=1)
+    # freeze the start-up heap out of the garbage collector once the service has started
+    # (service/runtime/gc_tune.py): full collections over it stopped the event loop for
+    # 0.2 s every few seconds under load. Off in the test suite, which builds many apps
+    # in one process and must get each one's memory back
+    gc_freeze: bool = True
 
 
 class IngestSettings(BaseSettings):
@@ -263,6 +268,9 @@ class LiveSettings(BaseSettings):
     # processes, e.g. bus consumers, do not wake this one)
     poll_s: float = Field(default=1.0, gt=0)
     sse_batch: int = Field(default=500, gt=0, le=10_000)
+    # a positions stream gets its vessel positions at most this often, in one write
+    # (0: at every commit); lead events are never held back
+    sse_positions_interval_s: float = Field(default=0.5, ge=0, le=60)
     # backlog pages (of sse_batch events) replayed per second, all streams together:
     # reconnecting clients far behind catch up without taking the loop from requests
     sse_replay_pages_per_s: float = Field(default=20.0, gt=0)

@@ -15,6 +15,10 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SHARED = ROOT.parent / "shared"
 PG_ADMIN_URL = pg.PG_ADMIN_URL
 
+# the suite builds hundreds of apps in one process: a frozen heap would keep every one
+# of them (settings.ApiSettings.gc_freeze); served processes it starts inherit this too
+os.environ.setdefault("VIGIA_API_GC_FREEZE", "false")
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--regen-golden`` rewrites tests/golden/*.jsonl from the current code."""

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import signal
 import sys
 from typing import Any
 
 from vigia.service.cli.serve import settings_from_args
 from vigia.service.db.protocol import Repository
+from vigia.service.runtime.gc_tune import freeze_startup_heap
 from vigia.service.settings import Settings
 
 
@@ -156,9 +156,7 @@ def _tune_gc() -> None:
     threshold of 700 allocations ran collections thousands of times a second over it,
     about a tenth of the worker's CPU; start-up objects are frozen out of collection and
     gen 0 waits for 50,000 allocations (see docs/operations-scale.md)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
+    freeze_startup_heap()
 
 
 def _dump_tasks() -> None:

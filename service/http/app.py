@@ -26,6 +26,7 @@ from vigia.service.http.metrics_live import LiveSources
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.routes import include_routers
 from vigia.service.runtime.archiving import DailyArchiver
+from vigia.service.runtime.gc_tune import freeze_startup_heap
 from vigia.service.runtime.live import LiveHub
 from vigia.service.runtime.webhooks import WebhookDispatcher
 from vigia.service.runtime.worker import IngestWorker
@@ -196,6 +197,8 @@ def create_app(
             runtime.live, runtime.dispatcher, repo if isinstance(repo, LiveStore) else None
         )
         metrics.attach_live(lambda: live)
+        if settings.api.gc_freeze:
+            freeze_startup_heap()
         try:
             yield
         finally:

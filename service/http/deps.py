@@ -11,6 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from fastapi import Depends, Header, Request
@@ -83,10 +84,15 @@ def find_key(state: Any, key: str) -> ApiKeyRecord | None:
     return None if record is None or record.revoked else record
 
 
+@cache
 def require_role(role: str) -> Callable[..., ApiKeyRecord]:
     """A dependency that admits a request whose key (``X-API-Key``, or ``Authorization:
     Bearer <key>`` for GIS clients that cannot set other headers) has at least ``role``;
-    on the stream alone, a stream token (``?token=``) stands for the key that asked for it."""
+    on the stream alone, a stream token (``?token=``) stands for the key that asked for it.
+
+    One dependency per role (cached): a route that asks for the same role at the router
+    and in a parameter looks the key up once per request, as FastAPI runs an identical
+    dependency once (the lead stream did two store reads for every connection)."""
     needed = ROLES[role]
 
     def dependency(

@@ -59,7 +59,13 @@ def sse_frame(data: str, event: str, event_id: int | None = None) -> bytes:
 class Subscription:
     """One asyncio consumer: an event to await and, if asked for, a bounded queue of
     position frames (oldest dropped when a slow client falls behind; ``dropped`` counts
-    them)."""
+    them).
+
+    Positions wake the consumer at most once per ``positions_interval_s`` (see
+    :meth:`hold_positions`): a map redrawn a few times a second shows the same traffic,
+    and a write per commit to every positions stream took the event loop from requests.
+    Lead events wake it at once, whatever the interval.
+    """
 
     def __init__(
         self, hub: LiveHub, loop: asyncio.AbstractEventLoop, bbox: BBox | None, size: int
@@ -70,11 +76,24 @@ class Subscription:
         self.wake = asyncio.Event()
         self.positions: deque[bytes] = deque(maxlen=size)
         self.dropped = 0
+        self._hold_until = 0.0  # loop time before which positions do not wake us
+        self._timer: asyncio.TimerHandle | None = None
+
+    def hold_positions(self, seconds: float) -> None:
+        """Positions received in the next ``seconds`` wait for its end to wake us."""
+        self._hold_until = self._loop.time() + seconds
 
     def _on_positions(self, batch: list[bytes]) -> None:  # on the loop
         overflow = len(self.positions) + len(batch) - (self.positions.maxlen or 0)
         self.dropped += max(0, overflow)
         self.positions.extend(batch)
+        if self._loop.time() >= self._hold_until:
+            self.wake.set()
+        elif self._timer is None:
+            self._timer = self._loop.call_at(self._hold_until, self._release)
+
+    def _release(self) -> None:
+        self._timer = None
         self.wake.set()
 
     async def wait(self, timeout: float) -> None:
@@ -85,6 +104,8 @@ class Subscription:
 
     def close(self) -> None:
         """Stop receiving wake-ups."""
+        if self._timer is not None:
+            self._timer.cancel()
         self._hub._drop(self)
 
 
@@ -125,9 +146,9 @@ class LiveHub:
         # it serves wakes up and asks it for news
         for cb in threads:
             cb(last_id)
-        for sub in subs:
+        for loop, mine in _by_loop(subs).items():
             with contextlib.suppress(RuntimeError):  # its loop has closed
-                sub._loop.call_soon_threadsafe(sub.wake.set)
+                loop.call_soon_threadsafe(_wake_all, mine)
 
     def _on_positions(self, batch: Sequence[Position]) -> None:
         with self._lock:
@@ -136,11 +157,17 @@ class LiveHub:
             return
         # serialised once here, on the writer's thread, for every stream that wants them
         frames = {id(p): sse_frame(_compact(position_json(p)), "vessel.position") for p in batch}
-        for sub in subs:
-            hits = _inside(batch, sub.bbox)
-            if hits:
+        # one hand-over per event loop, not one per stream: each call_soon_threadsafe
+        # also writes to the loop's self-pipe
+        for loop, mine in _by_loop(subs).items():
+            deliveries = []
+            for sub in mine:
+                hits = _inside(batch, sub.bbox)
+                if hits:
+                    deliveries.append((sub, [frames[id(p)] for p in hits]))
+            if deliveries:
                 with contextlib.suppress(RuntimeError):
-                    sub._loop.call_soon_threadsafe(sub._on_positions, [frames[id(p)] for p in hits])
+                    loop.call_soon_threadsafe(_deliver, deliveries)
 
     def clients(self) -> tuple[int, int]:
         """Streams open now, and how many of them take positions (for /metrics)."""
@@ -151,6 +178,23 @@ class LiveHub:
         """Detach from the store."""
         for remove in self._removers:
             remove()
+
+
+def _by_loop(subs: list[Subscription]) -> dict[asyncio.AbstractEventLoop, list[Subscription]]:
+    out: dict[asyncio.AbstractEventLoop, list[Subscription]] = {}
+    for sub in subs:
+        out.setdefault(sub._loop, []).append(sub)
+    return out
+
+
+def _wake_all(subs: list[Subscription]) -> None:  # on the loop
+    for sub in subs:
+        sub.wake.set()
+
+
+def _deliver(deliveries: list[tuple[Subscription, list[bytes]]]) -> None:  # on the loop
+    for sub, frames in deliveries:
+        sub._on_positions(frames)
 
 
 def _inside(batch: Sequence[Position], bbox: BBox | None) -> list[Position]:

@@ -98,3 +98,44 @@ def test_positions_are_encoded_once_for_every_stream(store: SqlRepository) -> No
     assert all(a is b for q in queues[1:] for a, b in zip(q, queues[0], strict=True))
     _, event, data = _parse(queues[0][0])
     assert event == "vessel.position" and data["mmsi"] == 710_000_001 and data["lon"] == -40.0
+
+
+def test_positions_wake_a_stream_at_most_once_an_interval_lead_events_at_once(
+    store: SqlRepository,
+) -> None:
+    """A map stream that just sent its positions is not woken by the next ones until its
+    interval has passed (they wait in its queue and go in one write); a lead event still
+    wakes it at once."""
+    hub = LiveHub(store)
+
+    async def run() -> tuple[bool, bool, int, float, bool]:
+        loop = asyncio.get_running_loop()
+        sub = hub.subscribe((-41.0, -23.0, -39.0, -21.0), positions=True)
+        sub.hold_positions(0.5)  # as the stream does after a write
+        t0 = loop.time()
+        for i in range(5):  # five commits 20 ms apart
+            store.add_positions([pos(710_000_001, T0 + i, -40.0, -22.0)])
+            await asyncio.sleep(0.02)
+        held = not sub.wake.is_set()  # all five queued, none woke the stream
+        queued = len(sub.positions)
+        await sub.wait(2.0)  # the hold's end wakes it
+        waited = loop.time() - t0
+        # a lead event during a hold wakes it without waiting
+        sub.hold_positions(10.0)
+        store.upsert_leads([lead("L-now")])
+        t1 = loop.time()
+        await sub.wait(2.0)
+        lead_at_once = loop.time() - t1 < 0.5
+        # and with no hold (interval passed), a position wakes it at once
+        sub.hold_positions(0.0)
+        store.add_positions([pos(710_000_001, T0 + 9, -40.0, -22.0)])
+        await asyncio.sleep(0.05)
+        woke_now = sub.wake.is_set()
+        sub.close()
+        return held, lead_at_once, queued, waited, woke_now
+
+    held, lead_at_once, queued, waited, woke_now = asyncio.run(run())
+    hub.close()
+    assert held and queued == 5
+    assert 0.45 <= waited < 1.0  # the end of the 0.5 s hold, not the 2 s timeout
+    assert lead_at_once and woke_now

@@ -76,6 +76,7 @@ async def _events(
     shutdown: anyio.Event,
 ) -> AsyncIterator[bytes]:
     batch_size, poll = settings.live.sse_batch, settings.live.poll_s
+    positions_every = settings.live.sse_positions_interval_s
     try:
         # on shutdown the stream ends here, between events, so the response is closed
         # properly; the client reconnects elsewhere with Last-Event-ID and loses nothing
@@ -94,10 +95,12 @@ async def _events(
                 # replaying a backlog: let every other request run between pages
                 await anyio.sleep(0)
                 continue  # catching up: read on before sending positions
-            while sub.positions:
-                n = min(len(sub.positions), batch_size)
-                yield b"".join(sub.positions.popleft() for _ in range(n))
-                await anyio.sleep(0)
+            if sub.positions:
+                while sub.positions:
+                    n = min(len(sub.positions), batch_size)
+                    yield b"".join(sub.positions.popleft() for _ in range(n))
+                    await anyio.sleep(0)
+                sub.hold_positions(positions_every)
             await sub.wait(poll)
     finally:
         sub.close()

@@ -1,6 +1,7 @@
 """Fuzzed AIS lines, and the field-by-field comparison of the batch decoder with pyais.
 
-``python -m scripts.fuzz_ais [--count 1000000] [--seed 1]`` feeds the same fuzzed lines to
+``python -m scripts.fuzz_ais [--count 1000000] [--seed 1] [--file F ...]`` feeds the same
+fuzzed lines (or, with ``--file``, the lines of real captures instead) to
 the per-line ingest path (pyais decoding every payload) and to the batch decoder, and
 prints the counts checked and the counts different: records, every field of every
 record, every ingest counter, the vessel registry. The suite runs the same comparison on
@@ -241,13 +242,25 @@ def main() -> int:
     ap.add_argument("--count", type=int, default=1_000_000, help="fuzzed lines")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chunk", type=int, default=100_000, help="lines per comparison run")
+    ap.add_argument(
+        "--file", nargs="*", default=[], help="compare on these captures instead of fuzz"
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
     checked: Counter[str] = Counter()
     differ: Counter[str] = Counter()
     done = 0
     t0 = time.time()
-    while done < args.count:
+    for name in args.file:
+        with open(name, encoding="utf-8", errors="replace") as fh:
+            texts = fh.read().splitlines()
+        for block in (1, 512, 4096):
+            c, d = compare(texts, block)
+            checked += c
+            differ += d
+        done += len(texts)
+        print(f"{name}: {len(texts):,} lines, compared in blocks of 1, 512 and 4,096")
+    while not args.file and done < args.count:
         texts = fuzz_lines(rng, min(args.chunk, args.count - done), lost_parts=rng.random() < 0.5)
         # receipt times before, among and after the tag blocks' times; with and without
         # a bound on stale times
@@ -257,7 +270,8 @@ def main() -> int:
         checked += c
         differ += d
         done += len(texts)
-    print(f"fuzzed lines: {done:,} (seed {args.seed}, {time.time() - t0:.0f} s)")
+    what = "real lines (x3 block sizes)" if args.file else f"fuzzed lines (seed {args.seed})"
+    print(f"{what}: {done:,} ({time.time() - t0:.0f} s)")
     print(f"{'what':<30} {'checked':>12} {'different':>10}")
     columns = checked.pop("lines in columns")
     print(f"lines the batch path decoded in columns: {columns:,}")

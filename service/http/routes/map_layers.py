@@ -144,6 +144,12 @@ def _zone_props(zone: Any) -> dict[str, Any]:
     }
 
 
+def current_zones(repo: Annotated[Repository, Depends(get_repository)]) -> list[Any]:
+    """Every current zone: the map layers draw them all (a dependency both share)."""
+    zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
+    return zones
+
+
 def zone_bands(zones: list[Any]) -> dict[str, Any]:
     """Each zone's reference geometry and its rule bands as lon/lat polygons."""
     index = ZoneIndex(zones)
@@ -186,10 +192,9 @@ def zone_bands(zones: list[Any]) -> dict[str, Any]:
     response_class=GeoJSONResponse,
     responses=_example(EXAMPLE_BANDS),
 )
-def get_zone_bands(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
+def get_zone_bands(zones: Annotated[list[Any], Depends(current_zones)]) -> GeoJSONResponse:
     """Each current zone's reference geometry (``role: reference``) and the bands the rules
     measure (``role: band``; beaches have ``motor`` 200 m and ``sail`` 100 m)."""
-    zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
     return GeoJSONResponse(zone_bands(zones))
 
 
@@ -253,10 +258,9 @@ EXAMPLE_LABELS: dict[str, Any] = {
     response_class=GeoJSONResponse,
     responses=_example(EXAMPLE_LABELS),
 )
-def get_map_labels(repo: Annotated[Repository, Depends(get_repository)]) -> GeoJSONResponse:
+def get_map_labels(zones: Annotated[list[Any], Depends(current_zones)]) -> GeoJSONResponse:
     """Offline labels: the seat cities of the maritime offices' register (``kind: place``)
     and every current zone's name at a point on it (``kind: zone``)."""
-    zones, _ = repo.list_zones(None, None, _ALL_ZONES, 0)
     return GeoJSONResponse(map_labels(zones))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import shapely
 
@@ -81,22 +82,33 @@ def route(
     return zone_at(lon, lat, zones)
 
 
+def routing_for(
+    rule: str, lon: float, lat: float, destination: str | None, zones: Sequence[Zone]
+) -> tuple[str | None, dict[str, Any]] | None:
+    """The authority a lead of ``rule`` closest at (lon, lat) is routed to, and the
+    ``details.routing`` that says how: the loaded jurisdiction zone that claims it, else
+    the bundled register's nearest office, marked approximate; None when neither does."""
+    zone = route(rule, lon, lat, destination, zones)
+    if zone is not None:
+        # marked as routed, so the lead follows when jurisdictions change (reroute)
+        return zone.authority, {"authority": zone.authority, "zone_id": zone.id,
+                                "approximate": False}  # fmt: skip
+    office = nearest_office(lon, lat)
+    if office is None:
+        return None
+    return office.name, {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
+
+
 def routed(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead:
-    """The lead with its authority filled in when it had none: the loaded jurisdiction
-    zone that claims it, else the bundled register's nearest office, marked approximate.
+    """The lead with its authority filled in when it had none (:func:`routing_for`).
     Pure, so single-process mode, the bus workers and the tests route alike."""
     if lead.authority is not None:
         return lead
-    zone = route(lead.rule, lead.closest_lon, lead.closest_lat, destination, zones)
-    if zone is not None:
-        # marked as routed, so the lead follows when jurisdictions change (reroute)
-        routing = {"authority": zone.authority, "zone_id": zone.id, "approximate": False}
-        return replace(lead, authority=zone.authority, details={**lead.details, "routing": routing})
-    office = nearest_office(lead.closest_lon, lead.closest_lat)
-    if office is None:
+    found = routing_for(lead.rule, lead.closest_lon, lead.closest_lat, destination, zones)
+    if found is None:
         return lead
-    routing = {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
-    return replace(lead, authority=office.name, details={**lead.details, "routing": routing})
+    authority, routing = found
+    return replace(lead, authority=authority, details={**lead.details, "routing": routing})
 
 
 #: before a Notice or an Auto names an authority, a lead may still change hands

@@ -238,6 +238,16 @@ class IngestCounter(Base):
     value: Mapped[int] = mapped_column(BigInteger)
 
 
+class StoreNote(Base):
+    """A fact the store keeps about what it was last reconciled with, by name (today the
+    fingerprint of the bundled register of offices the leads were routed by)."""
+
+    __tablename__ = "store_notes"
+
+    name: Mapped[str] = mapped_column(Text, primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
 class ApiKey(Base):
     """An API key: only the SHA-256 of the key is stored."""
 

@@ -121,6 +121,10 @@ class Repository(Protocol):
         """Store zones only if there are none yet (atomically, even across processes);
         returns how many were stored."""
 
+    def sync_register(self, fingerprint: str) -> int | None:
+        """Re-route the leads not yet notified when the bundled register of offices is
+        not the one noted (``fingerprint``); how many moved, or None if it is."""
+
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
 

@@ -264,6 +264,12 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
                 sl.reroute_leads(conn, self._pg, now)  # leads follow their new Capitania
             return stored
 
+    def sync_register(self, fingerprint: str) -> int | None:
+        """Re-route the leads not yet notified if the bundled register of offices is not
+        the one they were routed by (see :func:`vigia.service.db.silences.sync_register`)."""
+        with self._tx() as conn:
+            return sl.sync_register(conn, self._pg, fingerprint, time.time())
+
     def seed_zones(self, zones: Sequence[Zone]) -> int:
         """Store ``zones`` if the store has no current zone, in one transaction under
         the zone writers' lock: of several processes starting together on an empty

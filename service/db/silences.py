@@ -13,12 +13,12 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.routing import REROUTABLE, rerouted, routed
+from vigia.alerts.procedure.routing import REROUTABLE, rerouted, routed, routing_for
 from vigia.alerts.procedure.silencing import Silence, WatchEntry, breaches, silence_for
 from vigia.ingest.records import Position
 from vigia.service.db import events as ev
 from vigia.service.db import zones_leads as zl
-from vigia.service.db.models import LeadRow, SilenceRow, Vessel, WatchRow
+from vigia.service.db.models import LeadRow, SilenceRow, StoreNote, Vessel, WatchRow
 from vigia.service.db.protocol import EVERY_AUTHORITY, Scope
 from vigia.service.errors import PermissionDeniedError
 
@@ -66,20 +66,37 @@ def prepare_leads(conn: Connection, pg: bool, leads: Sequence[Lead]) -> list[Lea
     return out
 
 
+#: the ``store_notes`` row naming the register the leads were routed by
+REGISTER_NOTE = "register_fingerprint"
+
+
 def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
     """After jurisdiction zones changed: route again every routed lead still before any
     Notice or Auto (alerts.procedure.routing.rerouted), each move a ``lead.updated``
     event in this transaction. Returns how many leads changed hands."""
     zones = zl.jurisdiction_zones(conn, pg)
-    ids = conn.execute(
-        select(LeadRow.id).where(LeadRow.status.in_(REROUTABLE), LeadRow.silence_id.is_(None))
-    ).scalars()
+    rows = conn.execute(
+        select(
+            LeadRow.id, LeadRow.rule, LeadRow.mmsi, LeadRow.closest_lon, LeadRow.closest_lat,
+            LeadRow.authority, LeadRow.details,
+        ).where(LeadRow.status.in_(REROUTABLE), LeadRow.silence_id.is_(None))
+    ).all()  # fmt: skip
+    bw = {r.mmsi for r in rows if r.rule.startswith("BW-")}
+    dest = _destinations(conn, bw) if bw else {}
     moved: list[tuple[str, Lead, str | None]] = []
-    for lead_id in list(ids):
+    for r in rows:
+        routing = (r.details or {}).get("routing")
+        if not isinstance(routing, dict):
+            continue  # its own zone named its authority: it never moves
+        # from the light columns first: most leads stay where they are, and loading
+        # each whole (evidence included) took 29 s over 20,000 leads on SQLite
+        fresh_routing = routing_for(r.rule, r.closest_lon, r.closest_lat, dest.get(r.mmsi), zones)
+        if fresh_routing is not None and fresh_routing == (r.authority, routing):
+            continue
+        lead_id = r.id
         lead = zl.get_lead(conn, lead_id, EVERY_AUTHORITY)
         if lead is None:
             continue
-        dest = _destinations(conn, {lead.mmsi}) if lead.rule.startswith("BW-") else {}
         fresh = rerouted(lead, dest.get(lead.mmsi), zones)
         if fresh is None:
             continue
@@ -93,6 +110,28 @@ def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
         moved.append((ev.UPDATED, fresh, lead.status))
     ev.append(conn, moved, now)
     return len(moved)
+
+
+def sync_register(conn: Connection, pg: bool, fingerprint: str, now: float) -> int | None:
+    """When the bundled register of offices differs from the one the store's leads were
+    routed by (``fingerprint``, noted in ``store_notes``): route again every lead not yet
+    notified (:func:`reroute_leads`) and note the new one. Returns how many leads changed
+    hands, or None when the register is the one already noted. Under the zone writers'
+    lock, so processes starting together re-route once."""
+    zl.lock_zones(conn, pg)
+    noted = conn.execute(
+        select(StoreNote.value).where(StoreNote.name == REGISTER_NOTE)
+    ).scalar_one_or_none()
+    if noted == fingerprint:
+        return None
+    moved = reroute_leads(conn, pg, now)
+    if noted is None:
+        conn.execute(insert(StoreNote).values(name=REGISTER_NOTE, value=fingerprint))
+    else:
+        conn.execute(
+            update(StoreNote).where(StoreNote.name == REGISTER_NOTE).values(value=fingerprint)
+        )
+    return moved
 
 
 def add_silence(conn: Connection, silence: dict[str, Any], by: str, scope: Scope) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from vigia.alerts.procedure.register import fingerprint as register_fingerprint
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import Repository
 from vigia.service.db.repository import SqlRepository
@@ -118,6 +119,8 @@ class Runtime:
         try:
             repo.migrate()
             load_bundled_zones(repo, settings)
+            # leads not yet notified follow a new version's register of offices
+            repo.sync_register(register_fingerprint())
             _bootstrap_key(repo, settings)
             live = LiveHub(repo) if isinstance(repo, LiveStore) else None
             worker = None

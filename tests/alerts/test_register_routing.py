@@ -10,7 +10,13 @@ import shapely
 
 from tests.api.test_procedure import make_lead
 from vigia.alerts.procedure.calendars import STATES, SeatCalendar
-from vigia.alerts.procedure.register import REACH_NM, distance_nm, nearest_office, offices
+from vigia.alerts.procedure.register import (
+    AGENCY_REACH_NM,
+    REACH_NM,
+    distance_nm,
+    nearest_office,
+    offices,
+)
 from vigia.alerts.procedure.routing import zone_at
 from vigia.alerts.procedure.silencing import Silence, silence_for
 from vigia.zones.model import Zone, ZoneKind
@@ -122,3 +128,23 @@ def test_a_silence_of_one_authority_hides_only_its_leads(
     lead = replace(make_lead("L-A"), zone_id="plat-p66", authority=lead_of)
     vessel = Silence(1, lead.mmsi, None, None, lead.started_at + 10, "survey", silence_of)
     assert (silence_for(lead, [vessel]) is not None) is hidden
+
+
+def test_nearest_office_agrees_with_a_scan_of_every_seat() -> None:
+    """The vectorised search against a plain scan (haversine with math, each office's
+    reach, ties by kind then name) at 20,000 points over Brazil and its sea."""
+    import random
+
+    rank = {"capitania": 0, "delegacia": 1, "agencia": 2}
+    rng = random.Random(7)
+    rows = offices()
+    for _ in range(20_000):
+        lon, lat = rng.uniform(-75.0, -28.0), rng.uniform(-35.0, 6.0)
+        near = [
+            (round(distance_nm(lon, lat, o.seat_lon, o.seat_lat), 6), rank[o.kind], o.name)
+            for o in rows
+            if distance_nm(lon, lat, o.seat_lon, o.seat_lat)
+            <= (AGENCY_REACH_NM if o.kind == "agencia" else REACH_NM)
+        ]
+        found = nearest_office(lon, lat)
+        assert (found.name if found else None) == (min(near)[2] if near else None), (lon, lat)

@@ -8,8 +8,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
+
 from tests.api.conftest import Api, feature, square
 from tests.api.test_procedure import make_lead, patch
+from vigia.alerts.procedure import register
 
 RJ = "CP-TESTE-Macaé"
 
@@ -51,3 +54,28 @@ def test_routed_leads_follow_a_new_jurisdiction_and_notified_ones_stay(api: Api)
     back = _lead(api, "L-NEW")
     assert back["authority"] == register_office
     assert back["details"]["routing"]["approximate"] is True
+
+
+def test_leads_follow_a_new_versions_register_of_offices(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new version of Vigia ships another register: at start the leads not yet notified
+    are routed again by it (once), the notified ones stay where their Notice was issued."""
+    leads = [dataclasses.replace(make_lead(i), authority=None) for i in ("L-REG", "L-NOTI")]
+    api.repo.upsert_leads(leads)
+    before = _lead(api, "L-REG")["authority"]
+    assert before == "Capitania dos Portos de Macaé"  # P-66, nearest seat of the register
+    patch(api, "L-NOTI", {"status": "triaged", "seat_state": "RJ"})
+    notice = {"date": "2026-02-02", "appear_by": "2026-02-05"}
+    patch(api, "L-NOTI", {"status": "notified", "notice": notice})
+    # the service noted the bundled register when it started: nothing to do
+    assert api.repo.sync_register(register.fingerprint()) is None
+
+    near = register.Office("Delegacia de Teste", "delegacia", "Macaé", "RJ", -40.05, -22.37,
+                           1, ("https://example.org",))  # fmt: skip
+    bundled = register.offices()
+    monkeypatch.setattr(register, "offices", lambda: (*bundled, near))
+    assert api.repo.sync_register("another register") == 1
+    assert _lead(api, "L-REG")["authority"] == "Delegacia de Teste"
+    assert _lead(api, "L-NOTI")["authority"] == before  # its Notice was issued
+    assert api.repo.sync_register("another register") is None  # once, not at every start

@@ -90,11 +90,10 @@ def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
             continue  # its own zone named its authority: it never moves
         # from the light columns first: most leads stay where they are, and loading
         # each whole (evidence included) took 29 s over 20,000 leads on SQLite
-        fresh_routing = routing_for(r.rule, r.closest_lon, r.closest_lat, dest.get(r.mmsi), zones)
-        if fresh_routing is not None and fresh_routing == (r.authority, routing):
+        now_routed = routing_for(r.rule, r.closest_lon, r.closest_lat, dest.get(r.mmsi), zones)
+        if now_routed == (r.authority, routing):
             continue
-        lead_id = r.id
-        lead = zl.get_lead(conn, lead_id, EVERY_AUTHORITY)
+        lead = zl.get_lead(conn, r.id, EVERY_AUTHORITY)
         if lead is None:
             continue
         fresh = rerouted(lead, dest.get(lead.mmsi), zones)
@@ -106,7 +105,7 @@ def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
             "updated_at": now,
             "version": LeadRow.version + 1,  # an If-Match taken before the move fails
         }
-        conn.execute(update(LeadRow).where(LeadRow.id == lead_id).values(**values))
+        conn.execute(update(LeadRow).where(LeadRow.id == r.id).values(**values))
         moved.append((ev.UPDATED, fresh, lead.status))
     ev.append(conn, moved, now)
     return len(moved)

@@ -12,11 +12,16 @@ globally routable unicast addresses are called unless the endpoint is registered
   ::1; 169.254/16, fe80::/10 link-local; fc00::/7 unique-local; 0/8; 240/4 reserved;
   documentation nets; ...);
 - and explicitly what ``is_global`` lets through in some Python versions: multicast,
-  the 6to4 relay anycast 192.88.99/24, the cloud metadata addresses outside link-local
-  space, and this host's own addresses;
-- IPv6 forms that carry an IPv4 address (IPv4-mapped ``::ffff:a.b.c.d``, NAT64
-  ``64:ff9b::/96`` and ``64:ff9b:1::/48``, 6to4 ``2002::/16``) are judged by the IPv4
-  address inside them.
+  the IETF protocol assignments 192.0.0/24 (Oracle's metadata at 192.0.0.192 among
+  them), the 6to4 relay anycast 192.88.99/24, the cloud metadata addresses outside
+  link-local space (Azure's wire server 168.63.129.16), and this host's own addresses;
+- IPv6 forms that carry an IPv4 address are judged by the IPv4 address inside them
+  as well as by themselves: IPv4-mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::/96``,
+  6to4 ``2002::/16`` (all routed to that IPv4 host by a translator or relay), and the
+  forms no public route leads to, refused whatever they carry: IPv4-compatible
+  ``::a.b.c.d`` (deprecated, RFC 4291), IPv4-translated ``::ffff:0:a.b.c.d`` (SIIT,
+  RFC 2765), local-use NAT64 ``64:ff9b:1::/48`` (RFC 8215) and Teredo ``2001::/32``
+  (whose client address, obfuscated inside, is still named in the refusal).
 
 Addresses are checked when the endpoint is registered and again before every delivery,
 and the delivery then connects to the very address that was checked (the URL's name is
@@ -37,10 +42,23 @@ from vigia.service.errors import RequestInvalidError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[..., Sequence[tuple[Any, ...]]]
-#: metadata services that do not sit in link-local space (Alibaba, AWS over IPv6)
-_METADATA = {ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")}
-_EXTRA_NETS = (ipaddress.ip_network("192.88.99.0/24"),)  # 6to4 relay anycast (RFC 7526)
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+#: metadata services that do not sit in link-local space (Alibaba, Azure's wire
+#: server, AWS over IPv6); Oracle's 192.0.0.192 falls in 192.0.0/24 below
+_METADATA = {ipaddress.ip_address(a) for a in ("100.100.100.200", "168.63.129.16", "fd00:ec2::254")}
+#: special-use nets that ``is_global`` passes (wholly or in part) in Python 3.11
+_EXTRA_NETS = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "192.0.0.0/24",  # IETF protocol assignments (RFC 6890): no webhook lives there
+        "192.88.99.0/24",  # 6to4 relay anycast (RFC 7526)
+        "::/96",  # IPv4-compatible, deprecated (RFC 4291 2.5.5.1): nothing routes it
+        "::ffff:0:0:0/96",  # IPv4-translated, inside SIIT translators only (RFC 2765)
+        "64:ff9b:1::/48",  # local-use NAT64 (RFC 8215): a site's own translator
+        "2001::/32",  # Teredo: reached through relays, never a server's address
+    )
+)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_COMPATIBLE = (ipaddress.ip_network("::/96"), ipaddress.ip_network("::ffff:0:0:0/96"))
 
 
 class WebhookUrlError(RequestInvalidError):
@@ -59,31 +77,43 @@ class WebhookTarget:
     server_name: str
 
 
-def _embedded_ipv4(ip: IPAddress) -> IPAddress:
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return ip.ipv4_mapped
-        if ip.sixtofour is not None:
-            return ip.sixtofour
-        if any(ip in net for net in _NAT64):
-            return ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)
-    return ip
+def _embedded_ipv4(ip: IPAddress) -> list[IPAddress]:
+    """Every IPv4 address an IPv6 form carries (none for an IPv4 address)."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return []
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    if ip.teredo is not None:
+        server, client = ip.teredo
+        return [client, server]
+    if ip in _NAT64 or any(ip in net for net in _COMPATIBLE):
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)]
+    return []
+
+
+#: the refusals in order, the most telling reason first whichever address it is about
+_CHECKS: tuple[tuple[Callable[[IPAddress, frozenset[IPAddress]], bool], str], ...] = (
+    (lambda a, own: a in _METADATA, "a cloud metadata address"),
+    (lambda a, own: a.is_loopback or a in own, "this host (the service itself)"),
+    (lambda a, own: a.is_link_local, "a link-local address (cloud metadata lives there)"),
+    (lambda a, own: a.is_multicast or a.is_unspecified, "not a unicast address"),
+    (
+        lambda a, own: not a.is_global or any(a in net for net in _EXTRA_NETS),
+        "a private, shared or special-use address",
+    ),
+)
 
 
 def forbidden_reason(ip: IPAddress, own: frozenset[IPAddress] = frozenset()) -> str | None:
-    """Why ``ip`` may not be called without ``allow_private`` (None: it may)."""
+    """Why ``ip`` may not be called without ``allow_private`` (None: it may). An IPv6
+    form that carries an IPv4 address is refused if either address is."""
     inner = _embedded_ipv4(ip)
-    for candidate in {ip, inner}:
-        if candidate in _METADATA:
-            return "a cloud metadata address"
-        if candidate.is_loopback or candidate in own:
-            return "this host (the service itself)"
-        if candidate.is_link_local:
-            return "a link-local address (cloud metadata lives there)"
-        if candidate.is_multicast or candidate.is_unspecified:
-            return "not a unicast address"
-        if not candidate.is_global or any(candidate in net for net in _EXTRA_NETS):
-            return "a private, shared or special-use address"
+    for refused, why in _CHECKS:
+        for candidate in (ip, *inner):
+            if refused(candidate, own):
+                return why if candidate == ip else f"{why}: {candidate} inside {ip}"
     return None
 
 

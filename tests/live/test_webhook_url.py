@@ -4,6 +4,8 @@ registries (RFC 6890 and its updates), not from the code under test."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import socket
 from typing import Any
 
@@ -120,3 +122,67 @@ def test_a_name_is_refused_if_any_of_its_addresses_is_and_the_checked_one_is_cal
 def test_with_allow_private_a_name_need_not_resolve_at_registration() -> None:
     # checked (and connected to by address) at each delivery instead
     check_webhook_url("http://receiver.internal.invalid:8080/hook", allow_private=True)
+
+
+# issue 31: what Python 3.11's ``is_global`` passes. Each IPv6 form carries an IPv4
+# address; the ones a relay or translator would route are judged by it, the rest are
+# refused whatever they carry (8.8.8.8 inside still refused).
+EMBEDDED_OR_SPECIAL = [
+    "192.0.0.8",  # IETF protocol assignments 192.0.0/24 (RFC 6890)
+    "192.0.0.9",
+    "192.0.0.192",  # Oracle Cloud metadata
+    "192.0.0.255",
+    "168.63.129.16",  # Azure wire server
+    "::ffff:0:7f00:1",  # IPv4-translated 127.0.0.1 (RFC 2765)
+    "::ffff:0:808:808",  # IPv4-translated 8.8.8.8
+    "::127.0.0.1",  # IPv4-compatible (RFC 4291, deprecated)
+    "::8.8.8.8",
+    "::ffff:127.0.0.1",  # IPv4-mapped
+    "::ffff:168.63.129.16",
+    "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+    "2002:c000:8::1",  # 6to4 of 192.0.0.8
+    "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+    "64:ff9b::a83f:8110",  # NAT64 of 168.63.129.16
+    "64:ff9b::c000:8",  # NAT64 of 192.0.0.8
+    "64:ff9b:1::808:808",  # local-use NAT64 (RFC 8215)
+    "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, client 127.0.0.1
+    "2001:0:808:808::f7f7:f7f7",  # Teredo, server and client 8.8.8.8
+]
+
+
+def _literal(address: str) -> str:
+    return f"http://[{address}]/" if ":" in address else f"http://{address}/"
+
+
+@pytest.mark.parametrize("address", EMBEDDED_OR_SPECIAL)
+def test_embedded_and_special_forms_are_refused_at_registration(address: str) -> None:
+    with pytest.raises(WebhookUrlError):
+        check_webhook_url(_literal(address), allow_private=False)
+
+
+@pytest.mark.parametrize("address", EMBEDDED_OR_SPECIAL)
+def test_embedded_and_special_forms_are_refused_when_a_name_rebinds_to_them(
+    address: str,
+) -> None:
+    # the dispatcher calls resolve_webhook_url before every delivery (DNS rebinding)
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+
+    def resolver(host: str, port: int, **_: Any) -> list[tuple[Any, ...]]:
+        return [(family, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    with pytest.raises(WebhookUrlError, match=re.escape(str(ipaddress.ip_address(address)))):
+        resolve_webhook_url("https://hook.example/x", allow_private=False, resolver=resolver)
+
+
+def test_the_embedded_address_is_named() -> None:
+    with pytest.raises(WebhookUrlError, match=r"127\.0\.0\.1 inside ::ffff:0:7f00:1"):
+        check_webhook_url("http://[::ffff:0:7f00:1]/", allow_private=False)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://[2002:808:808::1]/", "http://[::ffff:8.8.8.8]/", "http://192.0.1.1/"],
+)
+def test_routed_embeddings_of_global_addresses_pass(url: str) -> None:
+    # 6to4 and IPv4-mapped forms of 8.8.8.8 reach 8.8.8.8; 192.0.1/24 is ordinary space
+    check_webhook_url(url, allow_private=False)

@@ -50,7 +50,8 @@ class PayloadTooLargeError(VigiaError):
 
 
 class TooManyRequestsError(VigiaError):
-    """A limit on concurrent use is reached (event streams); try again later."""
+    """A limit on use is reached (open event streams, requests a second per key or
+    address); try again after ``retry_after_s``."""
 
     code = "too-many-requests"
 

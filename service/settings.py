@@ -79,6 +79,15 @@ class ApiSettings(BaseSettings):
     # previous response ends, or the connection is closed (slow or partial headers)
     header_timeout_s: float = Field(default=10.0, gt=0, le=600)
 
+    # requests a second (refill) and burst (bucket size) allowed per API key and per client
+    # address (the proxy's X-Forwarded-For client when it is trusted: uvicorn's
+    # FORWARDED_ALLOW_IPS); one more gets a 429 with Retry-After before any work is done.
+    # 0 turns a limit off. Generous: a dashboard makes a few requests a second
+    rate_per_key: int = Field(default=100, ge=0, le=1_000_000)
+    rate_per_key_burst: int = Field(default=400, gt=0, le=1_000_000)
+    rate_per_address: int = Field(default=200, ge=0, le=1_000_000)
+    rate_per_address_burst: int = Field(default=800, gt=0, le=1_000_000)
+
     # how often (s) CPython lets another thread run; shorter keeps API latency low while
     # the worker decodes in the same process (Python's default is 0.005)
     switch_interval_s: float = Field(default=0.005, gt=0, le=1)

@@ -25,6 +25,7 @@ from vigia.service.http.guard import RequestGuard
 from vigia.service.http.metrics import ServiceMetrics
 from vigia.service.http.metrics_live import LiveSources
 from vigia.service.http.problems import document_problems, install_problem_handlers
+from vigia.service.http.rate_limit import RateLimits
 from vigia.service.http.routes import include_routers
 from vigia.service.runtime.archiving import DailyArchiver
 from vigia.service.runtime.gc_tune import freeze_startup_heap
@@ -229,6 +230,8 @@ def create_app(
     app.state.metrics = metrics
     app.state.worker = None
     app.state.key_cache = KeyCache()
+    # the request guard spends a token of each request's key and address (one app's buckets)
+    app.state.rate_limits = RateLimits(settings.api)
     secret = settings.auth.stream_token_secret
     # stream tokens (stream_token.py) are signed with this; drawn here when not set, once
     # per app, so every request of this process agrees on it

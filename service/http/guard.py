@@ -5,6 +5,8 @@ its sender is known: a request that carries one needs a valid ``X-API-Key`` firs
 (roles are still checked by the routes). Bodies are then read in chunks and refused with
 a 413 the moment they pass ``max_upload_bytes``, chunked uploads included, and refused
 with a 422 if they hold a NUL. Every response says ``X-Content-Type-Options: nosniff``.
+Before all of that, the request rates of its key and address (``rate_limit.py``) are
+checked: a client over either gets a 429 that costs no thread, no store read, no body.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vigia.service.errors import AuthenticationError, StoreUnavailableError
+from vigia.service.errors import AuthenticationError, StoreUnavailableError, TooManyRequestsError
 from vigia.service.http.deps import find_key
-from vigia.service.http.problems import problem, safe_path
+from vigia.service.http.problems import error_problem, problem, safe_path
+from vigia.service.http.rate_limit import RateLimits
 
 log = logging.getLogger("vigia.api")
 
@@ -57,17 +60,23 @@ class RequestGuard:
             await send(message)
 
         try:
+            _check_rates(scope)
             receive = await self._admit(scope, receive)
         except _Disconnected:
             log.info("client closed the connection during its upload to %s", safe_path(scope))
             return
         except _Refused as refused:
             response = problem(refused.status, refused.code, refused.detail, scope["path"])
-            if refused.close:  # the rest of the body is never read: end the connection
-                response.headers["Connection"] = "close"
-            await response(scope, receive, send_nosniff)
+            close = refused.close
+        except TooManyRequestsError as exc:
+            response = error_problem(exc, scope["path"])
+            close = _has_body(Headers(scope=scope))
+        else:
+            await self.app(scope, receive, send_nosniff)
             return
-        await self.app(scope, receive, send_nosniff)
+        if close:  # the rest of the body is never read: end the connection
+            response.headers["Connection"] = "close"
+        await response(scope, receive, send_nosniff)
 
     async def _admit(self, scope: Scope, receive: Receive) -> Receive:
         """The ``receive`` the app should use, or an exception saying why not."""
@@ -77,10 +86,9 @@ class RequestGuard:
                 422, "invalid-request", "NUL characters are not allowed in the path or query"
             )
         headers = Headers(scope=scope)
-        declared = headers.get("content-length")
-        chunked = "transfer-encoding" in headers
-        if not chunked and (declared is None or declared.strip() == "0"):
+        if not _has_body(headers):
             return receive
+        declared = headers.get("content-length")
         await self._authenticate(scope, headers)
         limit: int = scope["app"].state.settings.api.max_upload_bytes
         if declared is not None and (not declared.strip().isdigit() or int(declared) > limit):
@@ -108,6 +116,20 @@ class RequestGuard:
             raise _Refused(401, "unauthenticated", str(exc), close=True) from None
         if record is None:
             raise _Refused(401, "unauthenticated", "unknown or revoked API key", close=True)
+
+
+def _check_rates(scope: Scope) -> None:
+    """Spend a token of the request's key and address, or raise TooManyRequestsError."""
+    limits: RateLimits | None = getattr(scope["app"].state, "rate_limits", None)
+    if limits is not None:
+        client = scope.get("client")
+        limits.check(scope["path"], client[0] if client else None, dict(scope["headers"]))
+
+
+def _has_body(headers: Headers) -> bool:
+    """Whether a request carries a body (chunked, or a length other than 0)."""
+    declared = headers.get("content-length")
+    return "transfer-encoding" in headers or not (declared is None or declared.strip() == "0")
 
 
 async def _read_capped(receive: Receive, limit: int) -> bytes:

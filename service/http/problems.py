@@ -148,7 +148,16 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
         extra["allowed"] = list(exc.allowed)  # the moves a dashboard may offer instead
     if isinstance(exc, ProcedureDataError) and exc.field:
         extra["field"] = exc.field  # the body member at fault, for a client's own words
-    response = problem(status, exc.code, detail, request.url.path, **extra)
+    return error_problem(exc, request.url.path, detail, **extra)
+
+
+def error_problem(
+    exc: VigiaError, instance: str, detail: str | None = None, **extra: Any
+) -> JSONResponse:
+    """The problem+json answer to a domain error, its status from the one table; also for
+    middleware that answers before the app's exception handlers are reached."""
+    text = str(exc) if detail is None else detail
+    response = problem(status_for(exc), exc.code, text, instance, **extra)
     if isinstance(exc, TooManyRequestsError):
         response.headers["Retry-After"] = str(exc.retry_after_s)
     return response

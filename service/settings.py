@@ -78,6 +78,13 @@ class ApiSettings(BaseSettings):
     # a request's headers must be complete this long after the connection opens or the
     # previous response ends, or the connection is closed (slow or partial headers)
     header_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    # a request's body must be complete this long after its headers, or the connection is
+    # closed: a client that declares a length and trickles (or never sends) the body would
+    # otherwise hold its connection for ever. 5 MB (max_upload_bytes) in 60 s is 0.7 Mbit/s
+    body_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    # a client that reads nothing of its answers this long while more wait for it is cut
+    # off (an idle timer: a slow reader that makes progress is never cut)
+    send_timeout_s: float = Field(default=60.0, gt=0, le=3600)
 
     # requests a second (refill) and burst (bucket size) allowed per API key and per client
     # address (the proxy's X-Forwarded-For client when it is trusted: uvicorn's

@@ -91,11 +91,12 @@ def run(args: argparse.Namespace) -> int:
     from vigia.service.http.app import create_app
     from vigia.service.http.header_timeout import protocol
 
+    api = settings.api
     uvicorn.run(
         create_app(settings),
         host=settings.api.host,
         port=settings.api.port,
         log_level=args.log_level,
-        http=protocol(settings.api.header_timeout_s),
+        http=protocol(api.header_timeout_s, api.body_timeout_s, api.send_timeout_s),
     )
     return 0

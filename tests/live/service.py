@@ -35,6 +35,36 @@ def _vigia() -> list[str]:
     return [exe] if Path(exe).exists() else [sys.executable, "-m", "vigia.service.cli"]
 
 
+def closed_within(sock: socket.socket, deadline: float) -> bool:
+    """Whether the server closes ``sock`` before ``deadline`` (monotonic)."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        sock.settimeout(left)
+        try:
+            if sock.recv(4096) == b"":
+                return True
+        except TimeoutError:
+            return False
+        except ConnectionResetError:
+            return True
+
+
+def sent_in_two(port: int, first: bytes, rest: bytes, pause_s: float) -> bytes:
+    """Send a request in two parts ``pause_s`` apart (it should say ``Connection:
+    close``); the whole answer."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(first)
+        time.sleep(pause_s)
+        s.sendall(rest)
+        s.settimeout(10)
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    return answer
+
+
 @dataclass
 class Service:
     """``vigia serve`` on ``db_url``; start, kill -9 and start again on the same store."""

@@ -1,12 +1,15 @@
 """Floods of pipelined requests whose answers are never read (issue 31 item 2), against a
 real ``vigia serve``: ``/healthz`` answers within a second while 1,500 of them hang on one
-socket (keyless) or on 500 sockets (one viewer key, on a store of 2,000 leads).
+socket (keyless) or on 500 sockets (one viewer key, on a store of 2,000 leads), and
+sockets that read none of their answers are cut once ``VIGIA_API_SEND_TIMEOUT_S`` passes.
 
 Before the fix /healthz took up to 4 s under the second flood (it was a plain function,
-run on the thread pool behind every queued request of the flood)."""
+run on the thread pool behind every queued request of the flood), and sockets reading
+nothing of large answers were held for ever."""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -105,6 +108,41 @@ def test_healthz_answers_within_a_second_under_a_pipelined_flood(
             # the flood was served meanwhile (or refused over the key's rate): it was on
             want = b"HTTP/1.1 401" if key is None else b"HTTP/1.1 200"
             assert want in answered, answered[:300]
+    finally:
+        for s in socks:
+            s.close()
+        svc.stop()
+
+
+def _sockets(pid: int) -> int:
+    """How many sockets the process holds open. From its side: a connection it has let go
+    of can linger in the kernel, sending what it had buffered to a client reading none."""
+    fds = Path(f"/proc/{pid}/fd")
+    return sum(os.readlink(fd).startswith("socket:") for fd in fds.iterdir())
+
+
+SEND_TIMEOUT_S = 2.0
+
+
+def test_sockets_reading_none_of_their_answers_are_cut(tmp_path: Path) -> None:
+    env = {"VIGIA_API_SEND_TIMEOUT_S": str(SEND_TIMEOUT_S)}
+    svc = Service(tmp_path, f"sqlite:///{tmp_path / 'v.sqlite'}", env_extra=env).start()
+    assert svc.proc is not None
+    socks: list[socket.socket] = []
+    try:
+        at_rest = _sockets(svc.proc.pid)
+        # the API description is over 100 kB: a few fill the socket buffers
+        socks = _flood(svc.port, 10, 200, None, "/openapi.json")
+        opened = time.monotonic()
+        time.sleep(SEND_TIMEOUT_S / 2)
+        assert _sockets(svc.proc.pid) >= at_rest + 10, "cut before the timeout"
+        deadline = opened + SEND_TIMEOUT_S + 4.0  # a margin for a loaded machine
+        while time.monotonic() < deadline and _sockets(svc.proc.pid) > at_rest:
+            time.sleep(0.1)
+        held = _sockets(svc.proc.pid) - at_rest
+        assert held <= 0, f"{held} of 10 sockets reading nothing still held"
+        with urllib.request.urlopen(f"{svc.base}/healthz", timeout=5) as r:
+            assert r.status == 200
     finally:
         for s in socks:
             s.close()

@@ -12,28 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live.service import Service
+from tests.live.service import Service, closed_within, sent_in_two
 
 pytestmark = pytest.mark.slow
 
 TIMEOUT_S = 2.0
 PARTIAL = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
-
-
-def _closed_within(sock: socket.socket, deadline: float) -> bool:
-    """Whether the server closes ``sock`` before ``deadline`` (monotonic)."""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        sock.settimeout(left)
-        try:
-            if sock.recv(4096) == b"":
-                return True
-        except TimeoutError:
-            return False
-        except ConnectionResetError:
-            return True
 
 
 def test_partial_headers_are_cut_off_and_healthz_stays_fast(tmp_path: Path) -> None:
@@ -59,19 +43,12 @@ def test_partial_headers_are_cut_off_and_healthz_stays_fast(tmp_path: Path) -> N
         assert max(latencies) < 1.0
         # all closed within the deadline plus a margin for a loaded machine
         deadline = opened + TIMEOUT_S + 3.0
-        still_open = [i for i, s in enumerate(socks) if not _closed_within(s, deadline)]
+        still_open = [i for i, s in enumerate(socks) if not closed_within(s, deadline)]
         assert still_open == []
 
         # the other side of the deadline: headers sent slowly, complete after about half
         # of it, get their answer
-        with socket.create_connection(("127.0.0.1", svc.port)) as s:
-            s.sendall(PARTIAL)
-            time.sleep(TIMEOUT_S / 2)
-            s.sendall(b"1\r\nConnection: close\r\n\r\n")
-            s.settimeout(5)
-            answer = b""
-            while chunk := s.recv(4096):
-                answer += chunk
+        answer = sent_in_two(svc.port, PARTIAL, b"1\r\nConnection: close\r\n\r\n", TIMEOUT_S / 2)
         assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
     finally:
         for s in socks:

@@ -60,6 +60,15 @@ def message_type(payload: str) -> int:
     return _ARMOR.get(payload[:1], -1)
 
 
+def payload_mmsi(payload: str) -> int:
+    """The MMSI (bits 8 to 37) of an armoured payload whose first 7 characters are
+    valid: read without decoding the message, where a message is only queued."""
+    bits = 0
+    for ch in payload[1:7]:
+        bits = (bits << 6) | _ARMOR[ch]
+    return (bits >> 4) & 0x3FFF_FFFF  # the 36 bits read are 6 to 41
+
+
 def _text(v: str | None) -> str | None:
     if not v:
         return None

@@ -24,7 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from vigia.ingest.ais import _BAD_CHAR, MIN_BITS, Undecodable, UnsupportedType, decode_payload
+from vigia.ingest.ais import (
+    _BAD_CHAR,
+    MIN_BITS,
+    Undecodable,
+    UnsupportedType,
+    decode_payload,
+    payload_mmsi,
+)
 from vigia.ingest.ais import message_type as _message_type
 from vigia.ingest.batch_fields import COLUMN_TYPES, Deferred, Slot, decode_columns, fill_slots
 from vigia.ingest.batch_frame import (
@@ -32,6 +39,7 @@ from vigia.ingest.batch_frame import (
     frame,
 )
 from vigia.ingest.decoder import _EXPIRE_MASK, _RX_STEP, _TAG_CACHE, Ingestor
+from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.nmea import TagBlock, TagBlockError, parse_tag_block
 from vigia.ingest.records import Position, RawLine, Record, StaticData
 
@@ -161,7 +169,7 @@ class BatchIngestor(Ingestor):
         max_ahead = self.max_ahead_s
         max_behind = self.max_behind_s
         append = out.append
-        n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = 0
+        n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = n_bad_id = 0
         pos_rx: float | None = None
         try:
             for text, rx, source, peer, j in lines:
@@ -279,6 +287,9 @@ class BatchIngestor(Ingestor):
                     if r is None:  # a valid type that makes no record
                         n_unsup += 1
                         continue
+                    if not is_valid_mmsi(r.mmsi):
+                        n_bad_id += 1
+                        continue
                     n_dec += 1
                     src = station or source
                     raw = (text,)
@@ -313,6 +324,7 @@ class BatchIngestor(Ingestor):
             c.untimed += n_untimed
             c.time_ahead += n_ahead
             c.time_stale += n_stale
+            c.bad_mmsi += n_bad_id
             self.column_lines += n_sent  # every framed line is a sentence
             self.last_position_received_at = pos_rx
 
@@ -351,6 +363,9 @@ class BatchIngestor(Ingestor):
             and (k != 24 or _message_type(payload[6]) & 12 <= 4)
         ):
             c.messages += 1
+            if not is_valid_mmsi(payload_mmsi(payload)):  # as Ingestor._decode
+                c.bad_mmsi += nlines
+                return None
             c.decoded_lines += nlines
             if k != 5 and k != 24:
                 self._made_position = True
@@ -370,6 +385,9 @@ class BatchIngestor(Ingestor):
             return None
         except Undecodable:
             c.undecodable += nlines
+            return None
+        if not is_valid_mmsi(recs[0].mmsi):
+            c.bad_mmsi += nlines
             return None
         c.decoded_lines += nlines
         c.records += len(recs)

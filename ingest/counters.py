@@ -3,18 +3,21 @@
 Identity (checked by the property tests): every line fed ends in exactly one outcome,
 
     lines == blank + too_long + not_nmea + bad_tag_block + truncated + bad_checksum
-             + orphan_fragment + undecodable + time_stale + non_ais + unsupported_type
-             + decoded_lines + internal_error + pending
+             + orphan_fragment + undecodable + time_stale + bad_mmsi + non_ais
+             + unsupported_type + decoded_lines + internal_error + pending
 
 where ``pending`` is the fragments still waiting for the rest of their message (0 after
 ``flush()``). ``sentences`` counts lines that framed as a checksum-valid AIS sentence,
 ``messages`` complete (reassembled) messages, ``records`` the records produced.
-``bad_row`` is used by CSV import only (its ``lines`` are data rows).
+``bad_row`` is used by CSV import only (its ``lines`` are data rows). ``bad_mmsi`` counts
+the lines of messages (or CSV rows) that decode but whose MMSI is no station's identity
+(:func:`vigia.ingest.mmsi.is_valid_mmsi`): they are skipped, never stored.
 
 Two kinds of skipped line are kept apart: ``BAD_REASONS`` are errors (garbage, damage,
-a refused clock), ``NOT_USED`` is normal traffic Vigia has no use for (valid NMEA that is
-not AIS, such as a receiver's GPS fixes, and valid AIS types no rule judges: 6, 7, 8, ...),
-so that an alert on the error rate does not fire on a healthy feed.
+a refused clock, a sender with no valid identity), ``NOT_USED`` is normal traffic Vigia
+has no use for (valid NMEA that is not AIS, such as a receiver's GPS fixes, and valid AIS
+types no rule judges: 6, 7, 8, ...), so that an alert on the error rate does not fire on
+a healthy feed.
 
 Side counts (not line outcomes): ``untimed`` messages timed by their receipt because they
 carried no time of their own; ``time_ahead`` messages whose time was too far ahead of their
@@ -36,6 +39,7 @@ BAD_REASONS = (
     "orphan_fragment",
     "undecodable",
     "time_stale",
+    "bad_mmsi",
 )
 #: the per-line outcomes of valid traffic that Vigia does not use
 NOT_USED = ("non_ais", "unsupported_type")
@@ -62,6 +66,7 @@ class IngestCounters:
     undecodable: int = 0
     unsupported_type: int = 0
     time_stale: int = 0
+    bad_mmsi: int = 0
     decoded_lines: int = 0
     internal_error: int = 0  # a bug in Vigia met by a line; the line is skipped, not fatal
     bad_row: int = 0

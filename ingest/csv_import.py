@@ -2,7 +2,8 @@
 
 Both become the same Position / StaticData records as NMEA. Columns are matched by name,
 case-insensitively. A row that cannot be read (no MMSI, bad time, a number that is not
-one) is counted in ``bad_row`` and skipped; static data is emitted only when it changes.
+one) is counted in ``bad_row`` and skipped, one whose MMSI is no station's identity in
+``bad_mmsi``; static data is emitted only when it changes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import IO
 
 from vigia.ingest.counters import IngestCounters
 from vigia.ingest.errors import IngestError, InputFormatError
+from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.records import AidToNavigation, BaseStation, Position, Record, StaticData
 from vigia.ingest.units import lat_or_none, lon_or_none
 
@@ -82,6 +84,10 @@ _UNKNOWN = frozenset(("", "unknown", "undefined", "n/a", "na", "nan", "none", "n
 
 class _BadRow(ValueError):
     pass
+
+
+class _BadMmsi(_BadRow):
+    """A readable MMSI that is no station's identity: counted as NMEA's are."""
 
 
 def _num(v: str | None) -> float | None:
@@ -206,6 +212,9 @@ def _rows(
 
             try:
                 recs = parse(get)
+            except _BadMmsi:
+                c.bad_mmsi += 1
+                continue
             except (_BadRow, ValueError, OverflowError):
                 c.bad_row += 1
                 continue
@@ -236,8 +245,10 @@ def _status(v: str | None) -> int | None:
 
 def _mmsi(v: str | None) -> int:
     m = _int(v)
-    if m is None or not 0 < m < 1_000_000_000:
+    if m is None:
         raise _BadRow(f"bad MMSI {v!r}")
+    if not is_valid_mmsi(m):
+        raise _BadMmsi(f"MMSI {m} is no station's identity")
     return m
 
 

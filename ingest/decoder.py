@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from vigia.ingest.ais import Undecodable, UnsupportedType, decode_payload
 from vigia.ingest.counters import IngestCounters
+from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.nmea import (
     Fragment,
     PendingMessage,
@@ -365,6 +366,9 @@ class Ingestor:
             return None
         except Undecodable:
             c.undecodable += nlines
+            return None
+        if not is_valid_mmsi(recs[0].mmsi):  # one message, one sender
+            c.bad_mmsi += nlines
             return None
         c.decoded_lines += nlines
         c.records += len(recs)

@@ -11,6 +11,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import valid_lonlat
 from vigia.zones.catalogue import zone_from_properties, zone_to_feature
@@ -23,8 +24,10 @@ VESSEL_COLUMNS = field_names(VesselInfo)
 
 
 def storable(p: Position) -> bool:
-    """Whether a position has a usable location (AIS "not available" ones are not kept)."""
-    return valid_lonlat(p.lon, p.lat) and math.isfinite(p.t)
+    """Whether a position has a usable location (AIS "not available" ones are not kept)
+    and a sender with a station's identity (ingest skips the others already; the store
+    holds the same rule for whatever else writes to it)."""
+    return valid_lonlat(p.lon, p.lat) and math.isfinite(p.t) and is_valid_mmsi(p.mmsi)
 
 
 def position_row(p: Position) -> dict[str, Any]:

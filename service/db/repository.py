@@ -17,6 +17,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError
+from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
@@ -128,9 +129,12 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
 
     # vessels and positions
     def upsert_vessels(self, vessels: Sequence[VesselInfo]) -> None:
-        """Insert or update the latest static data per MMSI (an older report never wins)."""
+        """Insert or update the latest static data per MMSI (an older report never wins;
+        an MMSI that is no station's identity is not kept, as at ingest)."""
         newest: dict[int, VesselInfo] = {}
         for v in vessels:
+            if not is_valid_mmsi(v.mmsi):
+                continue
             seen = newest.get(v.mmsi)
             if seen is None or (v.updated_at or 0.0) >= (seen.updated_at or 0.0):
                 newest[v.mmsi] = v

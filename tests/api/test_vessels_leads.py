@@ -117,8 +117,18 @@ def test_vessel_pages_follow_next_links(loaded: Api) -> None:
 def test_static_data_and_unknown_vessel(loaded: Api) -> None:
     v = _get(loaded, "/vessels/710000001")
     assert v["name"] == "MARIA DO MAR" and v["ship_type"] == 30 and v["flag_mid"] == 710
-    r = loaded.client.get("/vessels/999999999", headers=loaded.h("viewer"))
+    r = loaded.client.get("/vessels/710999999", headers=loaded.h("viewer"))
     assert r.status_code == 404 and r.headers["content-type"] == "application/problem+json"
+
+
+@pytest.mark.parametrize("mmsi", [0, 1, 12345, 999_999_999, 1_073_741_823, 123_456_789])
+@pytest.mark.parametrize("path", ["/vessels/{}", "/vessels/{}/track"])
+def test_an_mmsi_of_no_station_is_refused_by_the_rule_ingest_keeps(
+    loaded: Api, mmsi: int, path: str
+) -> None:
+    # the one rule (vigia.ingest.mmsi): never stored, so asking for it is a mistake
+    r = loaded.client.get(path.format(mmsi), headers=loaded.h("viewer"))
+    assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"
 
 
 def test_track_is_a_linestring_and_points_between_two_times(loaded: Api) -> None:

@@ -122,11 +122,15 @@ def test_type3() -> None:
 
 
 def test_type18_all_not_available() -> None:
-    # pyais test_empty_channel: speed 102.3, lon 181, lat 91, course 360, heading 511
-    rec = one("!AIVDO,1,1,,,B>qc:003wk?8mP=18D3Q3wgTiT;T,0*13")
+    # pyais test_empty_channel: speed 102.3, lon 181, lat 91, course 360, heading 511, from
+    # MMSI 1000000000, ten digits: no station's identity, so skipped and counted
+    recs, ing = decode("!AIVDO,1,1,,,B>qc:003wk?8mP=18D3Q3wgTiT;T,0*13")
+    assert recs == [] and ing.counters.bad_mmsi == 1
+    # the same payload with bits 8-37 set to MMSI 710000009, everything else unchanged
+    rec = one("!AIVDO,1,1,,,B:U6uR@3wk?8mP=18D3Q3wgTiT;T,0*3B")
     assert isinstance(rec, Position)
     assert rec.msg_type == 18
-    assert rec.mmsi == 1000000000
+    assert rec.mmsi == 710000009
     assert (rec.lon, rec.lat, rec.sog, rec.cog, rec.heading) == (None, None, None, None, None)
     assert rec.nav_status is None  # type 18 carries no navigational status
 

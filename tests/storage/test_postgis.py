@@ -29,8 +29,9 @@ def _t(y: int, m: int, d: int) -> float:
 def test_positions_go_to_daily_partitions_made_on_demand(pg_repo: SqlRepository) -> None:
     """Two UTC days of positions make two partitions (a day leaving the hot window is
     dropped whole); an absurd time lands in DEFAULT."""
-    batch = [pos(1, _t(2025, 11, 30), -43.0, -23.0), pos(1, _t(2025, 12, 1), -43.0, -23.0)]
-    batch.append(pos(2, _t(1970, 1, 2), -43.0, -23.0))
+    ship = 710_000_001  # an MMSI the store keeps
+    batch = [pos(ship, _t(2025, 11, 30), -43.0, -23.0), pos(ship, _t(2025, 12, 1), -43.0, -23.0)]
+    batch.append(pos(ship + 1, _t(1970, 1, 2), -43.0, -23.0))
     assert pg_repo.add_positions(batch) == 3
     with pg_repo.engine.connect() as conn:
         parts = conn.execute(

@@ -23,6 +23,8 @@ from vigia.service.db.store import StoreConfigError, open_repository
 from vigia.zones.model import Zone, ZoneKind
 
 ACTOR = Actor("test-inspector", "inspector")
+# vessels with MMSIs the store keeps (tests/ingest/test_mmsi.py)
+RIO, SANTOS, NOWHERE = 710_000_001, 710_000_002, 710_000_003
 
 
 def test_vessels_keep_the_newest_static_data(repo: SqlRepository) -> None:
@@ -40,35 +42,35 @@ def test_vessels_keep_the_newest_static_data(repo: SqlRepository) -> None:
 
 def test_positions_track_and_latest_in_bbox(repo: SqlRepository) -> None:
     """Batches land once; the track is ordered and bounded; latest is per vessel in bbox."""
-    rio = [pos(1, T0 + i, -43.1 + i * 0.001, -22.9, sog=5.0, source="tcp") for i in range(10)]
-    santos = [pos(2, T0 + i, -46.3, -24.0, heading=90, accuracy=True) for i in range(5)]
+    rio = [pos(RIO, T0 + i, -43.1 + i * 0.001, -22.9, sog=5.0, source="tcp") for i in range(10)]
+    santos = [pos(SANTOS, T0 + i, -46.3, -24.0, heading=90, accuracy=True) for i in range(5)]
     assert repo.add_positions(rio + santos) == 15
     # the same reports heard again (a retried batch) are not stored twice
     assert repo.add_positions(rio[:3]) == 0
     # no location: not storable, skipped
     unusable = [
-        pos(3, T0, None, None),
-        pos(3, T0 + 1, 181.0, 91.0),
-        pos(3, float("inf"), -43.0, -22.9),
-        pos(3, T0 + 2, float("nan"), -22.9),
+        pos(NOWHERE, T0, None, None),
+        pos(NOWHERE, T0 + 1, 181.0, 91.0),
+        pos(NOWHERE, float("inf"), -43.0, -22.9),
+        pos(NOWHERE, T0 + 2, float("nan"), -22.9),
     ]
     assert repo.add_positions(unusable) == 0
     assert repo.count_positions() == 15
 
-    track = repo.track(1, T0 + 2, T0 + 5)
+    track = repo.track(RIO, T0 + 2, T0 + 5)
     assert [p.t for p in track] == [T0 + 2, T0 + 3, T0 + 4, T0 + 5]
     assert track[0].source == "tcp" and track[0].sog == 5.0
-    assert len(repo.track(1, None, None)) == 10
+    assert len(repo.track(RIO, None, None)) == 10
 
     latest = repo.latest_positions(None, 100)
-    assert [(p.mmsi, p.t) for p in latest] == [(1, T0 + 9), (2, T0 + 4)]
+    assert [(p.mmsi, p.t) for p in latest] == [(RIO, T0 + 9), (SANTOS, T0 + 4)]
     assert latest[1].heading == 90 and latest[1].accuracy is True
     in_rio = repo.latest_positions((-44.0, -23.5, -42.0, -22.0), 100)
-    assert [p.mmsi for p in in_rio] == [1]
+    assert [p.mmsi for p in in_rio] == [RIO]
     # an older report arriving late does not move the latest position back
-    repo.add_positions([pos(2, T0 - 100, -43.0, -22.9)])
-    assert [p.mmsi for p in repo.latest_positions((-44.0, -23.5, -42.0, -22.0), 100)] == [1]
-    assert [p.mmsi for p in repo.latest_positions(None, 1, offset=1)] == [2]
+    repo.add_positions([pos(SANTOS, T0 - 100, -43.0, -22.9)])
+    assert [p.mmsi for p in repo.latest_positions((-44.0, -23.5, -42.0, -22.0), 100)] == [RIO]
+    assert [p.mmsi for p in repo.latest_positions(None, 1, offset=1)] == [SANTOS]
 
 
 def _zone(zid: str = "mil-forte", **kw: object) -> Zone:
@@ -267,7 +269,7 @@ def test_audits_are_kept_five_years(repo: SqlRepository) -> None:
 
 def test_migrations_are_idempotent(repo: SqlRepository) -> None:
     """Migrating an up-to-date database changes nothing and keeps the data."""
-    repo.add_positions([pos(1, T0, -43.0, -22.9)])
+    repo.add_positions([pos(RIO, T0, -43.0, -22.9)])
     repo.migrate()
     repo.migrate()
     assert repo.count_positions() == 1
@@ -336,3 +338,14 @@ def test_every_position_field_comes_back_as_written(repo: SqlRepository) -> None
     assert [[getattr(p, f) for f in fields] for p in back] == [
         [getattr(p, f) for f in fields] for p in written
     ]
+
+
+def test_positions_and_vessels_of_no_station_identity_are_not_kept(repo: SqlRepository) -> None:
+    # the rule ingest applies (tests/ingest/test_mmsi.py), held by the store as well
+    invalid = (0, 1, 12345, 999_999_999, 1_073_741_823)
+    batch = [pos(m, T0, -43.1, -22.9) for m in (*invalid, RIO)]
+    assert repo.add_positions(batch) == 1
+    repo.upsert_vessels([VesselInfo(m, name="X", updated_at=T0) for m in (*invalid, RIO)])
+    assert all(repo.get_vessel(m) is None for m in invalid)
+    assert repo.get_vessel(RIO) is not None
+    assert [p.mmsi for p in repo.latest_positions(None, 10)] == [RIO]

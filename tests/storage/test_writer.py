@@ -15,13 +15,15 @@ from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
 from vigia.service.runtime.writer import BufferedWriter, WriterClosedError
 
+SHIP = 710_001_000  # the first of the MMSIs used: ones the store keeps
+
 
 def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:
     """Positions, vessels and leads handed over in small pieces all land, in batches."""
     w = BufferedWriter(repo, batch_size=1000)
     for i in range(50):
-        w.submit_positions([pos(1000 + j, T0 + i, -43.0 + j * 1e-3, -22.9) for j in range(100)])
-    w.submit_vessels([VesselInfo(1000, name="A", updated_at=T0), VesselInfo(1000, name="B")])
+        w.submit_positions([pos(SHIP + j, T0 + i, -43.0 + j * 1e-3, -22.9) for j in range(100)])
+    w.submit_vessels([VesselInfo(SHIP, name="A", updated_at=T0), VesselInfo(SHIP, name="B")])
     w.submit_leads([lead("L1"), lead("L1", min_distance_m=50.0), lead("L2")])
     assert w.flush(30)
     s = w.stats()
@@ -30,18 +32,20 @@ def test_writer_stores_everything_it_accepts(repo: SqlRepository) -> None:
     assert repo.count_positions() == 5000
     got = repo.get_lead("L1", EVERY_AUTHORITY)
     assert got is not None and got.min_distance_m == 50.0
-    v = repo.get_vessel(1000)
+    v = repo.get_vessel(SHIP)
     assert v is not None and v.name == "B"
     assert w.close(5)
     with pytest.raises(WriterClosedError):
-        w.submit_positions([pos(1, T0, 0.0, 0.0)])
+        w.submit_positions([pos(SHIP + 1, T0, 0.0, 0.0)])
 
 
 def test_a_full_buffer_makes_a_waiting_producer_wait_not_drop(repo: SqlRepository) -> None:
     """With ``wait_s`` a producer blocks until the writer has made room: nothing dropped."""
     w = BufferedWriter(repo, max_buffered=1000, batch_size=500)
     accepted = sum(
-        w.submit_positions([pos(1, T0 + i * 800 + k, 0.0, 0.0) for k in range(800)], wait_s=30)
+        w.submit_positions(
+            [pos(SHIP + 1, T0 + i * 800 + k, 0.0, 0.0) for k in range(800)], wait_s=30
+        )
         for i in range(10)
     )
     assert w.flush(30)
@@ -50,10 +54,10 @@ def test_a_full_buffer_makes_a_waiting_producer_wait_not_drop(repo: SqlRepositor
 
 
 def test_a_bad_row_is_rejected_alone(repo: SqlRepository) -> None:
-    """A row the database refuses (MMSI beyond 64 bits) costs only itself."""
+    """A row the database refuses (a heading beyond 64 bits) costs only itself."""
     w = BufferedWriter(repo, batch_size=500)
-    batch = [pos(5000 + j, T0, -43.0, -22.9) for j in range(300)]
-    batch[123] = pos(2**70, T0, -43.0, -22.9)
+    batch = [pos(SHIP + j, T0, -43.0, -22.9) for j in range(300)]
+    batch[123] = pos(SHIP + 123, T0, -43.0, -22.9, heading=2**70)
     assert w.submit_positions(batch) == 300
     assert w.flush(30)
     s = w.stats()
@@ -68,7 +72,7 @@ def test_unreachable_database_buffers_to_the_bound_and_keeps_every_lead() -> Non
     dropped), leads queue without bound, and the writer keeps retrying."""
     repo = open_repository("postgresql+psycopg://postgres@127.0.0.1:9/nothing")
     w = BufferedWriter(repo, max_buffered=1000, batch_size=100, backoff_max_s=0.05)
-    assert w.submit_positions([pos(1, T0 + i, -43.0, -22.9) for i in range(1500)]) == 1000
+    assert w.submit_positions([pos(SHIP + 1, T0 + i, -43.0, -22.9) for i in range(1500)]) == 1000
     w.submit_leads([lead(f"L{i}") for i in range(3000)])
     deadline = time.monotonic() + 10
     while w.stats()["retries"] < 3 and time.monotonic() < deadline:
@@ -79,7 +83,7 @@ def test_unreachable_database_buffers_to_the_bound_and_keeps_every_lead() -> Non
     assert not w.flush(0.2)
     # a producer may wait for room rather than drop; with the store away it times out
     t = time.monotonic()
-    assert w.submit_positions([pos(2, T0, -43.0, -22.9)], wait_s=0.3) == 0
+    assert w.submit_positions([pos(SHIP + 2, T0, -43.0, -22.9)], wait_s=0.3) == 0
     assert time.monotonic() - t >= 0.3 and w.stats()["dropped"] == 501
     assert w.close(0.5) is False
     repo.close()
@@ -91,7 +95,9 @@ def test_the_write_buffer_is_bounded_in_bytes_not_only_in_items() -> None:
     repo = open_repository("postgresql+psycopg://postgres@127.0.0.1:9/nothing")
     w = BufferedWriter(repo, max_buffered=100_000, max_buffered_bytes=1 << 20, backoff_max_s=0.05)
     raw = ("!AIVDM," + "0" * 1000,)
-    accepted = w.submit_positions([pos(1, T0 + i, -43.0, -22.9, raw=raw) for i in range(5000)])
+    accepted = w.submit_positions(
+        [pos(SHIP + 1, T0 + i, -43.0, -22.9, raw=raw) for i in range(5000)]
+    )
     s = w.stats()
     assert 0 < accepted < 1100 and s["dropped"] == 5000 - accepted
     assert s["buffered_bytes"] <= s["bound_bytes"] == 1 << 20

@@ -13,7 +13,7 @@ from vigia.alerts.ballast.screening import screen_arrivals, screen_voyage
 from vigia.service.db.protocol import Repository, Scope
 from vigia.service.errors import NotFoundError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role, require_scope
-from vigia.service.http.routes.params import GeoJSONResponse, parse_time
+from vigia.service.http.routes.params import GeoJSONResponse, Mmsi, parse_time
 from vigia.service.runtime.audits import DAY, AuditRequest, AuditResponse, LatLon, run_audit
 from vigia.service.settings import BallastSettings
 from vigia.zones.ballast import BallastAssessor, get_assessor
@@ -158,7 +158,7 @@ def get_audit(
     summary="Time in water meeting 2.3.1 a) and b) before arrival, from the stored track",
 )
 def get_screening(
-    mmsi: Annotated[int, Path(ge=1, le=999_999_999)],
+    mmsi: Mmsi,
     repo: Repo,
     ballast: Ballast,
     start: Annotated[str | None, Query(description="ISO 8601 or Unix s")] = None,

@@ -29,6 +29,7 @@ from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
     GeoJSONResponse,
+    Mmsi,
     clamp_limit,
     get_and_head,
     get_settings,
@@ -376,7 +377,7 @@ async def vessel_items(
 )
 def vessel_item(
     request: Request,
-    mmsi: Annotated[int, Path(ge=0, le=999_999_999)],
+    mmsi: Mmsi,
     repo: Annotated[Repository, Depends(get_repository)],
 ) -> GeoJSONResponse:
     """One vessel's latest position and static data."""

@@ -9,9 +9,11 @@ from datetime import UTC, date, datetime
 from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import AfterValidator
 
+from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.units import valid_lonlat
 from vigia.service.db.protocol import BBox
 from vigia.service.errors import RequestInvalidError
@@ -27,6 +29,21 @@ TIME_DESCRIPTION = "ISO 8601 instant (UTC if no offset) or Unix seconds, 1970 to
 MAX_OFFSET = 10_000_000
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
 _DATE_T = re.compile(r"\d{4}-\d{2}-\d{2}T")
+
+
+def _station_mmsi(mmsi: int) -> int:
+    # the rule ingest and the store keep: an MMSI no report is stored under is a 422
+    if not is_valid_mmsi(mmsi):
+        raise ValueError("not an MMSI of a station (ITU-R M.585): never stored")
+    return mmsi
+
+
+#: a vessel's (or any station's) MMSI in a path
+Mmsi = Annotated[
+    int,
+    Path(ge=1, le=999_999_999, description="the station's MMSI, nine digits (ITU-R M.585)"),
+    AfterValidator(_station_mmsi),
+]
 #: times outside [1970, 2100) are no AIS report's and break date arithmetic near year 1
 EARLIEST_T = 0.0
 LATEST_T = 4_102_444_800.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 
 from vigia.ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc, record_json
 from vigia.service.db.protocol import Repository
@@ -16,6 +16,7 @@ from vigia.service.http.routes.params import (
     GEOJSON_MEDIA_TYPE,
     TIME_DESCRIPTION,
     GeoJSONResponse,
+    Mmsi,
     Offset,
     check_order,
     clamp_limit,
@@ -29,7 +30,6 @@ from vigia.service.settings import Settings
 
 router = APIRouter(tags=["vessels"], dependencies=[Depends(require_role("viewer"))])
 
-Mmsi = Annotated[int, Path(ge=0, le=999_999_999, description="the vessel's MMSI")]
 EXAMPLE_POINT: dict[str, Any] = {
     "type": "Feature",
     "id": 710000001,

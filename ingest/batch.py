@@ -170,6 +170,7 @@ class BatchIngestor(Ingestor):
         max_behind = self.max_behind_s
         append = out.append
         n_sent = n_msg = n_unsup = n_dec = n_rec = n_untimed = n_ahead = n_stale = n_bad_id = 0
+        n_cleaned = 0
         pos_rx: float | None = None
         try:
             for text, rx, source, peer, j in lines:
@@ -191,6 +192,8 @@ class BatchIngestor(Ingestor):
                                     tags[tt] = tag
                             if tag is not None and tag.group_total > 1:
                                 j = -1  # a tag-block group: reassembled per line
+                            elif tag is not None and tag.cleaned:
+                                n_cleaned += 1  # as Ingestor._feed (a -1 line is fed there)
                     if j <= -2:
                         # a two-sentence message on two lines: when nothing is pending and no
                         # header waits, the reassembly would hold part 1 and hand both back
@@ -325,6 +328,7 @@ class BatchIngestor(Ingestor):
             c.time_ahead += n_ahead
             c.time_stale += n_stale
             c.bad_mmsi += n_bad_id
+            c.tag_cleaned += n_cleaned
             self.column_lines += n_sent  # every framed line is a sentence
             self.last_position_received_at = pos_rx
 

@@ -21,8 +21,10 @@ a healthy feed.
 
 Side counts (not line outcomes): ``untimed`` messages timed by their receipt because they
 carried no time of their own; ``time_ahead`` messages whose time was too far ahead of their
-receipt and was clamped to it; ``pending_evicted`` incomplete messages given up to keep the
-reassembly buffer within its bounds (their lines are in ``orphan_fragment``).
+receipt and was clamped to it; ``tag_cleaned`` lines whose tag-block station (``s:``) held
+control characters (replaced by U+FFFD) or ran over ``MAX_TAG_FIELD`` characters (cut);
+``pending_evicted`` incomplete messages given up to keep the reassembly buffer within its
+bounds (their lines are in ``orphan_fragment``).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class IngestCounters:
     bad_row: int = 0
     untimed: int = 0
     time_ahead: int = 0
+    tag_cleaned: int = 0
     pending_evicted: int = 0
 
     def as_dict(self) -> dict[str, int]:

@@ -139,6 +139,8 @@ class Ingestor:
                     if len(self._tags) >= _TAG_CACHE:
                         self._tags.clear()
                     self._tags[text_tag] = tag
+                if tag.cleaned:
+                    c.tag_cleaned += 1
                 sentence = line[end + 1 :]
                 if not sentence:
                     c.truncated += 1

@@ -11,6 +11,17 @@ from functools import reduce
 from operator import xor
 
 _HEX = frozenset("0123456789ABCDEFabcdef")
+#: longest tag-block text kept (IEC 61162-450 source names are a dozen characters)
+MAX_TAG_FIELD = 64
+# C0 controls, DEL and C1 controls, never legal in NMEA: in a station name shown on a
+# terminal, in a log or in an export they act (ESC [2J clears the screen)
+_CONTROLS = {c: "\ufffd" for c in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def clean_text(value: str) -> str:
+    """``value`` with every control character replaced by U+FFFD, cut to
+    ``MAX_TAG_FIELD`` characters: what a sender's text may become in a record."""
+    return value.translate(_CONTROLS)[:MAX_TAG_FIELD]
 
 
 def nmea_checksum(body: str) -> int:
@@ -51,13 +62,15 @@ class TagBlock:
     group_num: int = 0  # g: sentence number (0 = no group)
     group_total: int = 0
     group_id: str = ""
+    cleaned: bool = False  # s: held control characters or was too long (clean_text)
 
 
 def parse_tag_block(text: str) -> TagBlock:
     """Parse the inside of ``\\...\\`` (``s:st,c:1700000000,g:1-2-42*hh``).
 
-    ``c:`` is Unix seconds, or milliseconds when it has 13 digits. Raises
-    :class:`TagBlockError` on a bad checksum or a malformed field.
+    ``c:`` is Unix seconds, or milliseconds when it has 13 digits; ``s:`` is cleaned
+    (:func:`clean_text`). Raises :class:`TagBlockError` on a bad checksum or a malformed
+    field.
     """
     star = text.rfind("*")
     if star < 0:
@@ -69,6 +82,7 @@ def parse_tag_block(text: str) -> TagBlock:
     station: str | None = None
     num = total = 0
     group_id = ""
+    cleaned = False
     if not body:
         return TagBlock()
     for item in body.split(","):
@@ -87,7 +101,8 @@ def parse_tag_block(text: str) -> TagBlock:
         elif key == "s":
             if not value:
                 raise TagBlockError("empty s: station")
-            station = value
+            station = clean_text(value)
+            cleaned = station != value
         elif key == "g":
             parts = value.split("-")
             if len(parts) != 3 or not all(p.isdigit() and p.isascii() for p in parts[:2]):
@@ -96,7 +111,7 @@ def parse_tag_block(text: str) -> TagBlock:
             if not 1 <= num <= total <= 99 or not parts[2]:
                 raise TagBlockError(f"bad g: value {value!r}")
             group_id = parts[2]
-    return TagBlock(time, station, num, total, group_id)
+    return TagBlock(time, station, num, total, group_id, cleaned)
 
 
 @dataclass(slots=True)

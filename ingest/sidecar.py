@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from vigia.ingest.nmea import MAX_TAG_FIELD, clean_text
+
 _STATION_PREFIX = frozenset("rRbBD")
 
 
@@ -40,8 +42,10 @@ def uscg_trailer(rest: str) -> tuple[float | None, str | None, dict[str, float] 
             if time is None and f.replace(".", "", 1).isdigit() and f.isascii():
                 time = float(f)
             continue
-        if c0 in _STATION_PREFIX and len(f) > 1 and station is None:
-            station = f
+        if c0 in _STATION_PREFIX and 1 < len(f) <= MAX_TAG_FIELD and station is None:
+            # outside the checksum: a name with control characters is no station's
+            if clean_text(f) == f:
+                station = f
         elif c0 == "d" or c0 == "S":
             v = _number(f[1:])
             if v is not None:

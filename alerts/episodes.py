@@ -42,6 +42,11 @@ class EpisodeConfig:
     installation_min_length_m: float = 100.0
     # vessels silent this long with nothing open are forgotten
     forget_after_s: float = 3600.0
+    # the lateness bound (issue 31): a record up to this much older than the stream
+    # clock still takes its place in its vessel's history, and nothing it could change
+    # is given out as settled before then. Satellite AIS arrives minutes to a couple of
+    # hours late; 0 judges in arrival order (no timeline, no duplicate check)
+    lateness_s: float = 7200.0
     approach: ApproachPolicy = field(default_factory=ApproachPolicy)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from vigia.alerts.arrival import Timeline
 from vigia.alerts.lead import Lead
 from vigia.zones.evaluate import ZoneIndex
 
@@ -42,16 +43,14 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
     ``closed_by: zone-edit``)."""
     keep = unchanged_zones(old.index, nxt.index)
     ended: list[Lead] = []
-    for mmsi in list(old._pending):
-        # a fix waiting for its successor was received under the old zones: judge it
-        # against them now (its glitch test is skipped; the edit is the rarer event)
-        vs = old._vessels[mmsi]
-        if vs.pending is not None:
-            pos, hits, info = vs.pending
-            vs.pending = None
-            old._apply(vs, pos, hits, info)
-    old._pending.clear()
+    # a fix waiting for its successor was received under the old zones: judge it
+    # against them now (its glitch test is skipped; the edit is the rarer event)
+    old._settle_pending()
     for mmsi, vs in old._vessels.items():
+        if vs.tl is not None:
+            # its copies hold the old zones' indices: late records from before the edit
+            # are past the bound (the edit is the rarer event)
+            vs.tl = Timeline(floor=vs.tl.last_t)
         if vs.episodes:
             moved = {}
             for (rule, z), ep in vs.episodes.items():
@@ -62,15 +61,27 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
                 ep.zone_idx = j
                 moved[(rule, j)] = ep
             vs.episodes = moved or None
+        if vs.closing:
+            held = []
+            for ep in vs.closing:
+                j = keep.get(ep.zone_idx)
+                if j is None:
+                    ended.append(closed_by_edit(old._lead(ep, closed=False)))
+                else:
+                    ep.zone_idx = j
+                    held.append(ep)
+            vs.closing = held or None
         if vs.approaches:
             appr = {keep[z]: a for z, a in vs.approaches.items() if z in keep}
             vs.approaches = appr or None
-        if vs.episodes:
+        if vs.episodes or vs.closing:
             nxt._open.add(mmsi)
     nxt._vessels = old._vessels
     nxt._now = old._now
     nxt._eras = old._eras
     nxt._last_sweep = old._last_sweep
+    nxt._known = old._known
+    nxt._expired_at = old._expired_at
     old._vessels = {}
     old._open.clear()
     old._pending.clear()

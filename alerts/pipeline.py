@@ -1,9 +1,17 @@
 """The in-process lead pipeline: records in, closed leads out, one zone query per batch.
 
 Stage boundary: ``process`` takes a batch of records of any vessels (a bus partition by
-MMSI feeds it the same way) and returns the leads closed during the batch. Per-vessel
+MMSI feeds it the same way) and returns the leads settled during the batch. Per-vessel
 state is a few slots (last accepted fix, a one-fix look-ahead for glitches, stop timer,
-open episodes), and vessels silent for long with nothing open are forgotten.
+open episodes, its timeline of recent records), and vessels silent for long with nothing
+open are forgotten.
+
+A vessel's verdicts are a function of its own set of records (issue 31). Every decision
+about a vessel is taken on its own records in time order (late ones put in their place
+by :mod:`alerts.arrival`); the stream clock only says when a decision can no longer
+change: a look-ahead fix settles, an episode is given out closed and a silent vessel is
+forgotten once the clock *less the lateness bound* has passed the time that decides it,
+so no record within the bound can arrive after the decision that it would have changed.
 """
 
 from __future__ import annotations
@@ -14,39 +22,32 @@ from typing import Any
 
 import numpy as np
 
+from vigia.alerts.arrival import MAX_ENTRIES, Kept, Snapshot, Timeline, clone_state
 from vigia.alerts.aton import AtonConfig, AtonWatch
 from vigia.alerts.authorised import AuthorisedRegister
-from vigia.alerts.beach import is_installation, made_good_in_band, reclassify, split_records
+from vigia.alerts.beach import split_records
 from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
-from vigia.alerts.lead import EvidencePoint, Lead
-from vigia.alerts.rules import (
-    NAV_AT_ANCHOR,
-    NAV_MOORED,
-    Approach,
-    VesselMoment,
-    approach_ok,
-    area_rule,
-    is_allowed,
-)
+from vigia.alerts.judge import ZoneJudge
+from vigia.alerts.lead import Lead
+from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
+from vigia.alerts.settling import Settling
 from vigia.alerts.tracking import (
     KN,
     Hit,
     VesselState,
     is_glitch,
     metres,
-    moment,
     update_stop_timer,
 )
-from vigia.ingest.records import Position, Record, VesselInfo
+from vigia.ingest.records import Position, Record, StaticData, VesselInfo, iso_utc
 from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
-from vigia.zones.model import ZoneKind
 
 
-class LeadPipeline:
+class LeadPipeline(Settling):
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
@@ -78,6 +79,17 @@ class LeadPipeline:
         self._bearings = BeachBearings(index, self._zones, self._thr)
         self._distress = DistressTracker(index, self.config)
         self._aton = AtonWatch(aton, registry)
+        # static data in the order the pipeline judges it (a late report takes its
+        # place too); the shared registry answers for vessels it has not seen yet
+        self._known = VesselRegistry()
+        # the stream time of the latest expiry pass: a record older than a vessel's
+        # clock then, less the bound, is past the bound
+        self._expired_at = -math.inf
+        # open leads a late record superseded, as they stood, marked superseded_by
+        self._revisions: list[Lead] = []
+        # vessels forgotten, with their latest time: a rerun of their records after
+        # that is past the bound, not a new vessel (pruned after GONE_KEEP_S)
+        self._gone: dict[int, float] = {}
         self.counters: dict[str, int] = {
             "positions": 0,
             "positions_skipped": 0,
@@ -85,21 +97,53 @@ class LeadPipeline:
             "leads_closed": 0,
             "installation_fixes": 0,
             "authorised_fixes": 0,
+            "duplicates": 0,
+            "late_records": 0,
+            "late_past_bound": 0,
+            "rejudged": 0,
         }
+        self._judge = self._make_judge()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if "_bearings" not in state:  # checkpointed before the bearings were batched
             self._bearings = BeachBearings(self.index, self._zones, self._thr)
+        if "_known" not in state:  # checkpointed before issue 31
+            self._known = VesselRegistry()
+            self._expired_at = -math.inf
+            self._revisions = []
+            self._gone = {}
+            for k in ("duplicates", "late_records", "late_past_bound", "rejudged"):
+                self.counters.setdefault(k, 0)
+        self._judge = self._make_judge()
+
+    def _make_judge(self) -> ZoneJudge:
+        # shares the counters and the open set: built anew on load, never pickled
+        return ZoneJudge(
+            self.config,
+            self._zones,
+            self._thr,
+            self._sail_band,
+            self._bearings,
+            self.counters,
+            self._open,
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_judge", None)  # rebuilt from the rest on load
+        return state
 
     # -- public interface -------------------------------------------------------------
 
     def process(self, records: Sequence[Record]) -> list[Lead]:
-        """Feed a batch of records; returns the leads closed during it.
+        """Feed a batch of records; returns the leads settled during it.
 
-        Records take effect in their order: a static report changes the verdict only of
-        the positions after it, so the same input gives the same leads whatever the
-        batching (a position is judged with what was known at its own time)."""
+        Each vessel's records take effect in time order, whatever order they come in: a
+        static report changes the verdict only of the positions after it, and a late
+        record is put in its place (see :mod:`alerts.arrival`), so the same records give
+        the same leads whatever the batching, interleaving, duplication or lateness
+        within the bound."""
         batch, beacons, atons, seq, skipped = split_records(records)
         self.counters["positions_skipped"] += skipped
         if atons or (batch and self._aton.watching):
@@ -112,14 +156,48 @@ class LeadPipeline:
             self._closed += self._distress.feed(beacons)
             self.counters.update(self._distress.counters)
         if not batch:
+            late: dict[int, list[Kept]] = {}
             for st in seq:
-                self.registry.update(st)  # type: ignore[arg-type]
+                self._static(st, late)  # type: ignore[arg-type]
+            self._rejudge_all(late)
             return self._drain()
         self.counters["positions"] += len(batch)
         lon_a = np.fromiter([p.lon for p in batch], dtype=np.float64, count=len(batch))
         lat_a = np.fromiter([p.lat for p in batch], dtype=np.float64, count=len(batch))
+        per_pos = self._hits(lon_a, lat_a)
+        vessels = self._vessels
+        eras = self._eras
+        late = {}
+        for item in seq:
+            if type(item) is not int:
+                self._static(item, late)  # type: ignore[arg-type]
+                continue
+            pos, h = batch[item], per_pos[item]
+            t = pos.t
+            if t > self._now or t < eras.floor:
+                self._tick(t)
+            vs = vessels.get(pos.mmsi)
+            if vs is None:
+                vs = self._new_vessel(pos.mmsi)
+            tl = vs.tl
+            if tl is not None:
+                if pos.mmsi in late or t <= tl.last_t:
+                    # out of order (or a tie to order by content): put in its place
+                    # once the batch is read, with the vessel's other late records
+                    late.setdefault(pos.mmsi, []).append(pos)
+                    continue
+                if tl.wants_snapshot(t):
+                    self._snapshot(vs, tl, pos.mmsi)
+                tl.append(pos)
+            self._fix(vs, pos, h)
+        self._rejudge_all(late)
+        return self._drain()
+
+    def _hits(self, lon_a: Any, lat_a: Any) -> list[list[Hit] | None]:
+        """Each position's (zone, distance) pairs within the hold margin, one zone query
+        for the lot; bearings to beaches prepared for the same batch."""
         hits = self.index.evaluate(lon_a, lat_a, margin_m=self.config.hold_m)
-        per_pos: list[list[Hit] | None] = [None] * len(batch)
+        per_pos: list[list[Hit] | None] = [None] * len(lon_a)
         for i, z, d in zip(
             hits.pos.tolist(), hits.zone.tolist(), hits.distance_m.tolist(), strict=True
         ):
@@ -129,74 +207,82 @@ class LeadPipeline:
             else:
                 lst.append((z, d))
         self._bearings.prepare(hits, lon_a, lat_a)
-        vessels = self._vessels
-        stop_sog = self.config.anchor_sog_kn
-        registry = self.registry
-        eras = self._eras
-        for item in seq:
-            if type(item) is not int:
-                registry.update(item)  # type: ignore[arg-type]
-                continue
-            pos, h = batch[item], per_pos[item]
-            vs = vessels.get(pos.mmsi)
-            if (
-                h is None
-                and vs is not None
-                and vs.pending is None
-                and vs.episodes is None
-                and vs.approaches is None
-            ):
-                # fast path, most traffic: nothing near any zone and nothing open
-                t, sog = pos.t, pos.sog
-                if pos.nav_status in (NAV_AT_ANCHOR, NAV_MOORED) or (
-                    sog is not None and sog <= stop_sog
-                ):
-                    # possibly stopped: the full test (SOG may contradict a stale status)
-                    update_stop_timer(vs, pos, self.config)
-                else:
-                    vs.stop_t = None
-                vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat  # type: ignore[assignment]
-                if t > self._now or t < eras.floor:
-                    self._tick(t)
-            else:
-                self._feed(pos, h)
-        return self._drain()
+        return per_pos
 
-    def expire(self, now: float) -> list[Lead]:
-        """Close episodes of vessels clear or silent past the hysteresis at stream time
-        ``now``; also settles look-ahead fixes that waited too long."""
-        cfg = self.config
-        self._now = max(self._now, now)
-        eras = self._eras
-        eras.settle(now)
-        clock = eras.clock
-        for mmsi in list(self._pending):
-            vs = self._vessels[mmsi]
-            if vs.pending is None:
-                continue
-            t = vs.pending[0].t
-            if clock(t, now) - t > cfg.lookahead_s:
-                pos, hits, info = vs.pending
-                vs.pending = None
-                self._pending.discard(mmsi)
-                self._apply(vs, pos, hits, info)
-        for mmsi in list(self._open):
-            vs = self._vessels[mmsi]
-            self._close_stale(mmsi, vs, now if vs.last_t is None else clock(vs.last_t, now))
-        self._closed += self._distress.expire(now, clock) + self._aton.expire(now, clock)
-        if now - self._last_sweep > cfg.forget_after_s:
-            self._last_sweep = now
-            stale = [
-                m
-                for m, vs in self._vessels.items()
-                if vs.last_t is not None
-                and clock(vs.last_t, now) - vs.last_t > cfg.forget_after_s
-                and not vs.episodes
-                and vs.pending is None
-            ]
-            for m in stale:
-                del self._vessels[m]
-        return self._drain()
+    def _fix(self, vs: VesselState, pos: Position, h: list[Hit] | None) -> None:
+        """One fix of a vessel, in its time order."""
+        t = pos.t
+        if vs.last_t is not None and vs.pending is None and t - vs.last_t > self._forget_s:
+            self._forget(pos.mmsi, vs, t)
+        if h is None and vs.pending is None and vs.episodes is None and vs.approaches is None:
+            # fast path, most traffic: nothing near any zone and nothing open
+            sog = pos.sog
+            if pos.nav_status in (NAV_AT_ANCHOR, NAV_MOORED) or (
+                sog is not None and sog <= self.config.anchor_sog_kn
+            ):
+                # possibly stopped: the full test (SOG may contradict a stale status)
+                update_stop_timer(vs, pos, self.config)
+            else:
+                vs.stop_t = None
+            vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat  # type: ignore[assignment]
+        else:
+            self._feed(vs, pos, h)
+
+    def _forget(self, mmsi: int, vs: VesselState, t: float) -> None:
+        """Silent past the forget time: what the expiry sweep would have forgotten is
+        forgotten here too, so the verdict never depends on when the sweep ran."""
+        if vs.episodes:
+            self._close_stale(mmsi, vs, t)
+        if not vs.episodes:
+            vs.reset()
+            vs.approaches = None
+
+    def _static(self, st: StaticData, late: dict[int, list[Kept]]) -> None:
+        self.registry.update(st)
+        if st.t > self._now or st.t < self._eras.floor:
+            self._tick(st.t)  # a vessel known by its static data lives in its era too
+        vs = self._vessels.get(st.mmsi)
+        if vs is None and self.config.lateness_s > 0:
+            vs = self._new_vessel(st.mmsi)
+        tl = None if vs is None else vs.tl
+        if vs is not None and tl is not None:
+            if st.mmsi in late or st.t <= tl.last_t:
+                late.setdefault(st.mmsi, []).append(st)
+                return
+            if tl.wants_snapshot(st.t):
+                self._snapshot(vs, tl, st.mmsi)
+            tl.append(st)
+        self._known.update(st)
+
+    def _new_vessel(self, mmsi: int) -> VesselState:
+        vs = self._vessels[mmsi] = VesselState()
+        if self.config.lateness_s > 0:
+            # a vessel forgotten earlier: what came before its forgetting is past the bound
+            vs.tl = Timeline(floor=self._gone.pop(mmsi, -math.inf))
+        return vs
+
+    def _snapshot(self, vs: VesselState, tl: Timeline, mmsi: int) -> None:
+        tl.snaps.append(Snapshot(len(tl.times), clone_state(vs), self._known.row(mmsi)))
+        if len(tl.times) > MAX_ENTRIES:
+            tl.trim(-math.inf)  # the oldest copy goes: bounded memory per vessel
+
+    def _rejudge_all(self, late: dict[int, list[Kept]]) -> None:
+        if late:
+            from vigia.alerts.rejudge import rejudge
+
+            for mmsi, recs in late.items():
+                rejudge(self, mmsi, self._vessels[mmsi], recs)
+
+    @property
+    def _forget_s(self) -> float:
+        return self.config.forget_after_s
+
+    def take_revisions(self) -> list[Lead]:
+        """Open leads a late record superseded since the last call, as they stood, with
+        ``details.superseded_by`` (the id of the episode that replaced them, or None when
+        it is gone): a store that kept one replaces it (``upsert_leads``)."""
+        out, self._revisions = self._revisions, []
+        return out
 
     def witness(self, clocks: Sequence[float]) -> None:
         """The whole stream's era clocks (ascending), from a process that reads all of
@@ -209,29 +295,27 @@ class LeadPipeline:
                 self._tick(t)
 
     def open_leads(self) -> list[Lead]:
-        """Snapshot of every open episode as a lead with ``ended_at`` null."""
+        """Snapshot of every open episode as a lead with ``ended_at`` null; an episode
+        the vessel's own fixes ended that a late record could still change is open too,
+        marked ``details.ended_provisionally_at``."""
         out = []
         for mmsi in sorted(self._open):
             vs = self._vessels[mmsi]
             for ep in (vs.episodes or {}).values():
                 out.append(self._lead(ep, closed=False))
+            for ep in vs.closing or ():
+                lead = self._lead(ep, closed=False)
+                assert ep.last is not None
+                lead.details["ended_provisionally_at"] = iso_utc(ep.last.t)
+                out.append(lead)
         return out + self._distress.open_leads()
 
     def finish(self) -> list[Lead]:
         """End of input: settle every look-ahead fix, then return the leads closed by
         that and every episode still open (``ended_at`` null)."""
         self._settle_pending()
-        closed = self.expire(self._now)
+        closed = self.expire(self._now, final=True)
         return closed + self.open_leads()
-
-    def _settle_pending(self) -> None:
-        for mmsi in list(self._pending):
-            vs = self._vessels[mmsi]
-            if vs.pending is not None:
-                pos, hits, info = vs.pending
-                vs.pending = None
-                self._apply(vs, pos, hits, info)
-        self._pending.clear()
 
     def rebuild(self, index: ZoneIndex) -> tuple[LeadPipeline, list[Lead]]:
         """A pipeline on a new zone index (after a zone edit), and the leads of the
@@ -271,13 +355,8 @@ class LeadPipeline:
         self.counters["leads_closed"] += len(out)
         return out
 
-    def _feed(self, pos: Position, hits: list[Hit] | None) -> None:
+    def _feed(self, vs: VesselState, pos: Position, hits: list[Hit] | None) -> None:
         """Glitch look-ahead: a fix with hits waits for its successor before it counts."""
-        vs = self._vessels.get(pos.mmsi)
-        if vs is None:
-            vs = self._vessels[pos.mmsi] = VesselState()
-        if pos.t > self._now or pos.t < self._eras.floor:
-            self._tick(pos.t)
         if vs.pending is not None:
             q, qhits, qinfo = vs.pending
             vs.pending = None
@@ -289,9 +368,12 @@ class LeadPipeline:
                 self.counters["glitches"] += 1
             else:
                 self._apply(vs, q, qhits, qinfo)
+            if vs.last_t is not None and pos.t - vs.last_t > self._forget_s:
+                self._forget(pos.mmsi, vs, pos.t)
         if hits:
-            # judged later, with what is known of the vessel now
-            vs.pending = (pos, hits, self.registry.get(pos.mmsi))
+            # judged later, with what was known of the vessel at this fix's time
+            info = self._known.get(pos.mmsi) or self.registry.get(pos.mmsi)
+            vs.pending = (pos, hits, info)
             self._pending.add(pos.mmsi)
         else:
             self._pending.discard(pos.mmsi)
@@ -314,131 +396,9 @@ class LeadPipeline:
             # before judging: a fix after a long clear spell starts a new episode
             self._close_stale(pos.mmsi, vs, t)
         if hits:
-            self._judge(vs, pos, hits, stopped, sog, info, prev_t)
+            self._judge.judge(vs, pos, hits, stopped, sog, info, prev_t, self.register)
         elif vs.approaches:
             vs.approaches = None
-
-    def _judge(
-        self,
-        vs: VesselState,
-        pos: Position,
-        hits: list[Hit],
-        stopped: bool,
-        sog: float | None,
-        info: VesselInfo | None,
-        prev_t: float | None,
-    ) -> None:
-        cfg = self.config
-        assert pos.lon is not None and pos.lat is not None
-        t = pos.t
-        m = moment(vs, pos, info, stopped, sog, cfg)
-        ship_type = m.ship_type
-        if vs.episodes:
-            reclassify(vs.episodes, t, m.sailing, m.propulsion_basis)
-        authority = None
-        for z, d in hits:
-            authority = self._zones[z].authority_at(d) or authority
-        in_band: set[int] = set()
-        for z, d in hits:
-            zone = self._zones[z]
-            if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
-                continue
-            allowed = is_allowed(zone, pos.mmsi, ship_type)
-            if zone.kind is ZoneKind.PLATFORM and not allowed:
-                if self.register.allows(zone, pos.mmsi, t):
-                    self.counters["authorised_fixes"] += 1
-                    continue
-                if is_installation(m, d, info, cfg):
-                    self.counters["installation_fixes"] += 1
-                    continue
-            if zone.kind is ZoneKind.BATHER_BEACH:
-                if allowed:
-                    continue
-                thr = min(self._sail_band, self._thr[z]) if m.sailing else self._thr[z]
-                rule = "BATH-SAIL" if m.sailing else "BATH-MOTOR"
-                if d <= thr:
-                    in_band.add(z)
-                    if vs.approaches is None:
-                        vs.approaches = {}
-                    appr = vs.approaches.get(z)
-                    if appr is None:
-                        appr = vs.approaches[z] = Approach()
-                    made_good = made_good_in_band(prev_t, appr, pos, d, thr)
-                    breaks = not approach_ok(
-                        m,
-                        appr,
-                        self._bearings.bearing(z, pos.lon, pos.lat, d),
-                        cfg.approach,
-                        made_good,
-                    )
-                    appr.last_t, appr.last_lon, appr.last_lat = t, pos.lon, pos.lat
-                    near = breaks
-                else:
-                    breaks = False
-                    # fast just outside the band keeps a beach episode alive (jitter)
-                    near = d <= thr + cfg.hold_m and not (
-                        stopped or (m.sog is not None and m.sog <= cfg.approach.max_sog_kn)
-                    )
-            else:
-                area = area_rule(zone, m, allowed)
-                if area is None:
-                    continue
-                rule = area
-                thr = self._thr[z]
-                breaks = d <= thr
-                near = d <= thr + cfg.hold_m
-            if breaks:
-                self._extend(vs, pos, rule, z, d, thr, m, authority, info)
-            elif near and vs.episodes:
-                ep = vs.episodes.get((rule, z))
-                if ep is not None:
-                    ep.last_hold_t = max(ep.last_hold_t, t)
-        if vs.approaches:
-            for z in [z for z in vs.approaches if z not in in_band]:
-                del vs.approaches[z]
-            if not vs.approaches:
-                vs.approaches = None
-
-    def _extend(
-        self,
-        vs: VesselState,
-        pos: Position,
-        rule: str,
-        z: int,
-        d: float,
-        thr: float,
-        m: VesselMoment,
-        authority: str | None,
-        info: VesselInfo | None,
-    ) -> None:
-        assert pos.lon is not None and pos.lat is not None
-        if vs.episodes is None:
-            vs.episodes = {}
-        key = (rule, z)
-        ep = vs.episodes.get(key)
-        if ep is None:
-            ep = vs.episodes[key] = Episode(pos.mmsi, rule, z, thr)
-            ep.sailing = m.sailing
-            if rule.startswith("BATH-"):
-                ep.notes["propulsion"] = m.propulsion_basis
-                ep.notes["propulsion_inferred"] = m.propulsion_inferred
-            self._open.add(pos.mmsi)
-        ep.info = info
-        assert pos.lon is not None and pos.lat is not None
-        point = EvidencePoint.of(pos, d, pos.lon, pos.lat)
-        ep.add(point, pos.raw, authority, self.config.max_evidence)
-
-    def _close_stale(self, mmsi: int, vs: VesselState, now: float) -> None:
-        if not vs.episodes:
-            self._open.discard(mmsi)
-            return
-        hold = self.config.hold_s
-        for key in [k for k, ep in vs.episodes.items() if now - ep.last_hold_t > hold]:
-            ep = vs.episodes.pop(key)
-            self._closed.append(self._lead(ep, closed=True))
-        if not vs.episodes:
-            vs.episodes = None
-            self._open.discard(mmsi)
 
     def _lead(self, ep: Episode, *, closed: bool) -> Lead:
         return ep.to_lead(

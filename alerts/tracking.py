@@ -7,6 +7,7 @@ see, and small (a handful of slots; 100,000 vessels in tens of MB).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED, Approach, VesselMoment, propulsion
@@ -22,7 +23,17 @@ Hit = tuple[int, float]  # (zone index, distance to the reference geometry in me
 class VesselState:
     """What the pipeline remembers of one vessel between fixes."""
 
-    __slots__ = ("approaches", "episodes", "last_lat", "last_lon", "last_t", "pending", "stop_t")
+    __slots__ = (
+        "approaches",
+        "closing",
+        "episodes",
+        "last_lat",
+        "last_lon",
+        "last_t",
+        "pending",
+        "stop_t",
+        "tl",
+    )
 
     def __init__(self) -> None:
         self.last_t: float | None = None
@@ -34,6 +45,36 @@ class VesselState:
         self.stop_t: float | None = None
         self.episodes: dict[tuple[str, int], Episode] | None = None
         self.approaches: dict[int, Approach] | None = None
+        # episodes the vessel's own fixes ended, held until no record within the
+        # lateness bound can change them (then given out closed: alerts/arrival.py)
+        self.closing: list[Episode] | None = None
+        # its records within the lateness bound, and copies of this state (arrival.py)
+        self.tl: Any = None
+
+    def __setstate__(self, state: Any) -> None:
+        # a partition checkpointed before these slots existed: start them empty
+        self.closing = None
+        self.tl = None
+        slots = state[1] if isinstance(state, tuple) else state
+        for k, v in (slots or {}).items():
+            setattr(self, k, v)
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing open, pending or held: what remains is the last fix and stop timer."""
+        return (
+            self.pending is None
+            and self.episodes is None
+            and self.approaches is None
+            and self.closing is None
+        )
+
+    def reset(self) -> None:
+        """Silent past the forget time: judged afresh from the next fix on (the same
+        whether the expiry sweep forgot the vessel first or not)."""
+        self.last_t = None
+        self.last_lon = self.last_lat = 0.0
+        self.stop_t = None
 
 
 def metres(lon1: float, lat1: float, lon2: float, lat2: float) -> float:

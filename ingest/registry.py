@@ -70,6 +70,18 @@ class VesselRegistry:
         row = self._rows.get(mmsi)
         return None if row is None else _info(mmsi, row)
 
+    def row(self, mmsi: int) -> _Row | None:
+        """One vessel's entry as it stands, to put back with :meth:`restore` (a
+        consumer that judges a late record again goes back to what it knew then)."""
+        return self._rows.get(mmsi)
+
+    def restore(self, mmsi: int, row: _Row | None) -> None:
+        """Put back an entry taken with :meth:`row` (None: the vessel was unknown)."""
+        if row is None:
+            self._rows.pop(mmsi, None)
+        else:
+            self._rows[mmsi] = row
+
     def __len__(self) -> int:
         return len(self._rows)
 

@@ -145,6 +145,11 @@ class IngestSettings(BaseSettings):
     aton_radius_m: float = Field(default=500.0, gt=0, le=50_000)
     aton_lookback_s: float = Field(default=3_600.0, gt=0, le=86_400)
     aton_silent_s: float = Field(default=1_800.0, gt=0)
+    # the lateness bound (docs/leads.md, "However the data arrives"): a record up to this
+    # much older than the stream clock takes its place in its vessel's history, and no
+    # lead is settled (closed for good) before the bound has passed it. Satellite AIS
+    # arrives minutes to a couple of hours late; 0 judges in arrival order
+    lateness_s: float = Field(default=7_200.0, ge=0, le=86_400)
 
     @field_validator("tcp_feeds", "udp_ports", "files", mode="before")
     @classmethod

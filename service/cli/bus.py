@@ -115,6 +115,7 @@ def run_ingest(args: argparse.Namespace) -> int:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Hold partitions until SIGTERM/SIGINT, then hand them back checkpointed."""
+    from vigia.alerts.episodes import EpisodeConfig
     from vigia.service.http.probe import ProbeServer
     from vigia.service.runtime.bus.publisher import process_name
     from vigia.service.runtime.bus.worker import EvalWorker
@@ -122,7 +123,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
     settings = _setup(args)
     name = args.name or process_name("evaluate")
     repo = _open_store(settings)
-    worker = EvalWorker(repo, settings.bus, name, only=args.partitions)
+    worker = EvalWorker(
+        repo,
+        settings.bus,
+        name,
+        only=args.partitions,
+        config=EpisodeConfig(lateness_s=settings.ingest.lateness_s),
+    )
     probe = ProbeServer(settings.api.host, settings.api.port, name, worker.healthy, worker.stats)
     probe.start()
     # a SIGTERM between the announcement and the loop's own handlers (main, below)

@@ -14,6 +14,7 @@ from sqlalchemy import (
     LargeBinary,
     and_,
     case,
+    delete,
     false,
     func,
     insert,
@@ -39,7 +40,7 @@ from vigia.service.db.codec import (
     zone_row,
 )
 from vigia.service.db.models import LeadRow, ZoneVersion
-from vigia.service.db.protocol import BBox, LeadQuery, Scope
+from vigia.service.db.protocol import EVERY_AUTHORITY, BBox, LeadQuery, Scope
 from vigia.zones.model import Zone
 
 _Z = ZoneVersion
@@ -188,10 +189,42 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
     ids = list(last)
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
-        found = select(LeadRow.id, LeadRow.ended_at, LeadRow.digest, LeadRow.status)
+        found = select(
+            LeadRow.id,
+            LeadRow.ended_at,
+            LeadRow.digest,
+            LeadRow.status,
+            LeadRow.procedure,
+            LeadRow.details,
+        )
         stored.update((r.id, r) for r in conn.execute(found.where(LeadRow.id.in_(chunk))))
-    rows = [lead_row(lead, now) for lead in last.values()]
     events: list[tuple[str, Lead, str | None]] = []
+    for gone in [x for x in last.values() if "superseded_by" in x.details]:
+        # an open lead a late record superseded (alerts/rejudge.py): one never stored
+        # needs nothing; one nobody has worked goes, so an episode is never two leads;
+        # one an inspector has worked keeps its facts, marked (and stays listed)
+        prev = stored.get(gone.id)
+        if prev is None or prev.ended_at is not None or not _untouched(prev):
+            if prev is None or prev.ended_at is not None:
+                del last[gone.id]
+            continue
+        del last[gone.id]
+        conn.execute(delete(LeadRow).where(LeadRow.id == gone.id))
+        events.append((ev.UPDATED, gone, prev.status))
+    for lead in [x for x in last.values() if x.details.get("revisions")]:
+        prev = stored.get(lead.id)
+        if prev is not None and prev.status in _LEGAL and prev.ended_at is None:
+            # a late record revised an episode whose Notice or Auto is out: its legal
+            # facts stay as they were served; the revision is attached beside them
+            del last[lead.id]
+            details = {**(prev.details or {}), "late_revision": _revision_summary(lead)}
+            conn.execute(update(LeadRow).where(LeadRow.id == lead.id).values(details=details))
+            kept = get_lead(conn, lead.id, EVERY_AUTHORITY)
+            if kept is not None:  # the event says what is stored: the served facts
+                events.append((ev.UPDATED, kept, prev.status))
+    if not last:
+        return ev.append(conn, events, now)
+    rows = [lead_row(lead, now) for lead in last.values()]
     for row, lead in zip(rows, last.values(), strict=True):
         row["digest"] = ev.digest(row)
         prev = stored.get(lead.id)
@@ -216,6 +249,29 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
     )
     conn.execute(stmt, rows)
     return ev.append(conn, events, now)
+
+
+#: states in which a lead's facts have been served on someone (a Notice or an Auto)
+_LEGAL = frozenset({"notified", "infraction", "defence", "judged", "appeal"})
+
+
+def _revision_summary(lead: Lead) -> dict[str, Any]:
+    """What a late revision says of an episode whose served facts stay as they were."""
+    j = lead.to_json()
+    return {
+        "revisions": lead.details.get("revisions"),
+        "started_at": j["started_at"],
+        "closest_t": j["closest_t"],
+        "min_distance_m": j["min_distance_m"],
+        "max_sog_kn": j["max_sog_kn"],
+        "positions": lead.details.get("positions"),
+        "evidence": j["evidence"],
+    }
+
+
+def _untouched(row: Any) -> bool:
+    """A stored lead nobody has worked: still new, no procedure data entered."""
+    return bool(row.status == "new" and not row.procedure)
 
 
 def in_scope(column: Any, scope: Scope) -> list[ColumnElement[bool]]:

@@ -4,6 +4,8 @@ statistics, and handing positions to the writer only when it has room."""
 from __future__ import annotations
 
 import time
+from collections import Counter
+from collections.abc import Iterable
 
 from vigia.ingest.counters import BAD_REASONS, NOT_USED
 from vigia.ingest.records import Position
@@ -46,6 +48,16 @@ def submit_when_room(
                 break
             time.sleep(0.02)
         writer.submit_positions(chunk)
+
+
+def shed_counts(sources: Iterable[object]) -> Counter[str]:
+    """Lines and datagrams the network sources refused before queueing, by reason."""
+    total: Counter[str] = Counter()
+    for source in sources:
+        counts = getattr(source, "counts", None)
+        if isinstance(counts, Counter):
+            total.update(counts)
+    return total
 
 
 def split_counters(raw: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:

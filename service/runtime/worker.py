@@ -20,6 +20,7 @@ from typing import Any
 
 from vigia.alerts.aton import AtonConfig
 from vigia.alerts.authorised import Authorisation, AuthorisedRegister
+from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import NOT_USED
@@ -28,6 +29,7 @@ from vigia.ingest.urgent import is_distress_line
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.counts import (
     WRITER_COUNTERS,
+    shed_counts,
     split_counters,
     submit_when_room,
 )
@@ -84,6 +86,7 @@ class IngestWorker:
         self._pipeline = LeadPipeline(
             ZoneIndex(list(zones)),
             self._registry,
+            EpisodeConfig(lateness_s=settings.lateness_s),
             aton=aton,
             register=AuthorisedRegister(repo.list_authorisations()),
         )
@@ -224,19 +227,10 @@ class IngestWorker:
             buffered=int(stats.get("buffered", 0)),
             running=not self._stop.is_set(),
             not_used_by_reason={k: int(raw.get(k, 0)) for k in NOT_USED},
-            shed_by_reason=dict(self._shed_counts()),
+            shed_by_reason=dict(shed_counts(self._sources)),
             behind_s=backlog["behind_s"],
             queued_lines=int(backlog["queued_lines"]),
         )
-
-    def _shed_counts(self) -> Counter[str]:
-        """Lines and datagrams the network sources refused before queueing, by reason."""
-        total: Counter[str] = Counter()
-        for source in self._sources:
-            counts = getattr(source, "counts", None)
-            if isinstance(counts, Counter):
-                total.update(counts)
-        return total
 
     # -- threads -------------------------------------------------------------------------
 
@@ -353,6 +347,8 @@ class IngestWorker:
             self._swap_zones()
             if cut < len(records):
                 self._writer_leads(self._pipeline.process(records[cut:]))
+            # open leads a late record superseded: the store replaces them (issue 31)
+            self._writer_leads(self._pipeline.take_revisions())
             self._dirty = True
             # a lead that has just opened goes out now, not at the next tick: live
             # delivery (SSE, webhooks) waits on this write
@@ -435,7 +431,7 @@ class IngestWorker:
         stats = self._writer.stats()
         for key, name in WRITER_COUNTERS.items():
             out[name] = int(stats.get(key, 0))
-        for reason, n in self._shed_counts().items():
+        for reason, n in shed_counts(self._sources).items():
             out[f"shed_{reason}"] = n
         out["lines_processed"] = self._lines
         out["leads_raised"] = len(self._seen_leads)

@@ -235,3 +235,36 @@ def test_replay_says_when_a_file_carries_no_time(tmp_path: Path) -> None:
     assert "untimed=46" in run.stderr
     timed = _vigia("replay", str(ROOT / "tests" / "fixtures" / "libais_uscg.aivdm"))
     assert "warning" not in timed.stderr and "untimed=0" in timed.stderr
+
+
+# -- the same leads however the file orders its messages (issue 31) --------------------
+
+
+def _replayed(path: Path) -> dict[str, dict[str, Any]]:
+    done = _vigia("replay", str(path))
+    assert done.returncode == 0, done.stderr
+    return {lead["id"]: lead for lead in _leads(done.stdout)}
+
+
+def _unmarked(leads: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    marks = ("revisions", "supersedes", "late_evidence")
+    return {
+        k: {**v, "details": {d: x for d, x in v["details"].items() if d not in marks}}
+        for k, v in leads.items()
+    }
+
+
+def test_replay_gives_the_same_leads_for_any_cross_vessel_order(tmp_path: Path) -> None:
+    from tests.support import orders
+
+    msgs = orders.messages(ROOT / "data" / "demo" / "rio_demo.nmea")
+    by_time = sorted(msgs, key=lambda m: m[1])
+    want = _replayed(orders.write(tmp_path / "sorted.nmea", by_time))
+    assert len(want) >= 5
+    two = _replayed(orders.write(tmp_path / "two.nmea", orders.by_source(by_time)))
+    mixed = orders.shuffled_across_vessels(by_time, 3, key=lambda m: m[0])
+    assert two == want == _replayed(orders.write(tmp_path / "mixed.nmea", mixed))
+    # a satellite feed: late batches, interleaved, duplicates; and the file run twice
+    sat = orders.satellite(by_time, seed=5)
+    assert _unmarked(_replayed(orders.write(tmp_path / "sat.nmea", sat))) == _unmarked(want)
+    assert _replayed(orders.write(tmp_path / "twice.nmea", by_time + by_time)) == want

@@ -7,8 +7,10 @@ fixes from abeam lies sqrt(off^2 + (k x 41.156 m)^2) from the platform (8 kn is
 4.1156 m/s). 300 m abeam: within 500 m for |k| <= 9 (476.6 m; k = 10 is 509.3 m), so
 the lead runs from fix 41 to fix 59. 200 m abeam: |k| <= 11 (494.9 m; 12 is 532.9 m),
 fixes 39 to 61. 600 m abeam never comes within 500 m: no lead. Each ship steams on for
-100 fixes (1,000 s) after abeam, longer than the 600 s hysteresis, so every lead is
-closed, ``ended_at`` at its last fix within 500 m.
+100 fixes (1,000 s) after abeam, longer than the 600 s hysteresis; a fourth ship far
+from the platform then reports for the 2 h lateness bound (issue 31) and a minute more,
+so the stream clock less the bound passes every hold: every lead is closed, ``ended_at``
+at its last fix within 500 m.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ def _capture(path: Path) -> None:
             for i in range(151)
         ]
         lines += list(aisgen.lines_for(mmsi, fixes))
+    # the clock's ship, 20 km off: to T0 + 1000 + 1500 + 7200 + 60 (past every bound)
+    far = aisgen.fwd(*P52, 180.0, 20_000.0)
+    clock = [aisgen.Fix(T0 + 60.0 * i, *far, 0.0, 0.0) for i in range(int(9_760 / 60) + 2)]
+    lines += list(aisgen.lines_for(710000399, clock))
     path.write_text("\n".join(text for _, text in sorted(lines, key=lambda x: x[0])) + "\n")
 
 

@@ -221,6 +221,7 @@ class HeldPartition:
         leads = pipeline.process(records)
         pipeline.witness(clocks)  # the whole stream's time, not only this partition's
         leads += pipeline.expire(pipeline.stream_time)
+        leads += pipeline.take_revisions()  # superseded open leads: the store replaces them
         self._add_leads(leads)
         if wall is not None:
             # every message's records are stored in the same commit as the leads they

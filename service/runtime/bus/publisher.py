@@ -79,6 +79,10 @@ async def ensure_streams(js: JetStreamContext, settings: BusSettings) -> None:
             await js.add_stream(cfg)
 
 
+#: a partition that had no records for this long of stream time is sent the clock alone
+CLOCK_EVERY_S = 60.0
+
+
 class BusPublisher:
     """Publishes record batches to the partition subjects, retrying until acknowledged."""
 
@@ -93,6 +97,8 @@ class BusPublisher:
         # sent with every message (see LeadPipeline.witness)
         self._eras = Eras()
         self._now = -math.inf
+        # the stream time each partition was last sent (records or the clock alone)
+        self._told: dict[int, float] = {}
 
     async def publish(self, records: Sequence[Record], wall: float) -> int:
         """Publish one ingest batch; returns how many records went out."""
@@ -100,6 +106,15 @@ class BusPublisher:
         if not parts:
             return 0
         clocks = self._clocks(records)
+        # partitions with no records in this batch still hear the clock now and then:
+        # theirs is what settles their episodes once the lateness bound has passed
+        # (a vessel that went quiet must not keep its lead open until its own next fix)
+        told = self._told
+        for p in range(self._settings.partitions):
+            if p not in parts and self._now - told.get(p, -math.inf) >= CLOCK_EVERY_S:
+                parts[p] = []
+        for p in parts:
+            told[p] = self._now
         self._batch_no += 1
         todo = {
             p: (

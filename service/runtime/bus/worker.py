@@ -28,6 +28,7 @@ import nats
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.kv import KeyValue
 
+from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.registry import VesselRegistry
@@ -79,9 +80,12 @@ class EvalWorker:
         name: str,
         *,
         only: Sequence[int] | None = None,
+        config: EpisodeConfig | None = None,
     ) -> None:
         self._repo = repo
         self._settings = settings
+        # how partitions judge (the lateness bound); a checkpointed state keeps its own
+        self._config = config or EpisodeConfig()
         self._names = Subjects(settings.prefix)
         self.name = name
         # a fixed set of partitions (``--partitions``) instead of a share of all of them
@@ -343,7 +347,7 @@ class EvalWorker:
         try:
             entry = await self._state_kv.get(f"p{p}")
         except nats.js.errors.KeyNotFoundError:
-            fresh = LeadPipeline(self._index, VesselRegistry())
+            fresh = LeadPipeline(self._index, VesselRegistry(), self._config)
             return bus_state.PartitionState(fresh), None, []
         blob = entry.value or b""
         try:
@@ -353,7 +357,7 @@ class EvalWorker:
             # episodes restart with the next fixes (counted, logged loudly)
             log.exception("state of p%d unusable; starting it empty", p)
             self.counters["states_discarded"] += 1
-            fresh = LeadPipeline(self._index, VesselRegistry())
+            fresh = LeadPipeline(self._index, VesselRegistry(), self._config)
             return bus_state.PartitionState(fresh, 0), entry.revision, []
         held: list[Lead] = []
         if state.pipeline.index is not self._index:

@@ -1,0 +1,154 @@
+"""Judging one fix against the zones it is near: the rules of NORMAM-07 0211/0212.
+
+Kept apart from :mod:`alerts.pipeline` (which orders, buffers and expires) so each reads
+in one sitting: here is what breaks a rule, there is when.
+"""
+
+from __future__ import annotations
+
+from vigia.alerts.authorised import AuthorisedRegister
+from vigia.alerts.beach import is_installation, made_good_in_band, reclassify
+from vigia.alerts.bearings import BeachBearings
+from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.lead import EvidencePoint
+from vigia.alerts.rules import Approach, VesselMoment, approach_ok, area_rule, is_allowed
+from vigia.alerts.tracking import Hit, VesselState, moment
+from vigia.ingest.records import Position, VesselInfo
+from vigia.zones.model import Zone, ZoneKind
+
+
+class ZoneJudge:
+    """The zone rules over one fix; shares the pipeline's counters and open set."""
+
+    __slots__ = ("bearings", "config", "counters", "open", "sail_band", "thr", "zones")
+
+    def __init__(
+        self,
+        config: EpisodeConfig,
+        zones: list[Zone],
+        thr: list[float],
+        sail_band: float,
+        bearings: BeachBearings,
+        counters: dict[str, int],
+        open_: set[int],
+    ) -> None:
+        self.config = config
+        self.zones = zones
+        self.thr = thr
+        self.sail_band = sail_band
+        self.bearings = bearings
+        self.counters = counters
+        self.open = open_
+
+    def judge(
+        self,
+        vs: VesselState,
+        pos: Position,
+        hits: list[Hit],
+        stopped: bool,
+        sog: float | None,
+        info: VesselInfo | None,
+        prev_t: float | None,
+        register: AuthorisedRegister,
+    ) -> None:
+        """Judge one accepted fix with hits against each zone it is near; open or
+        extend the episodes it breaks and hold those it stays near."""
+        cfg = self.config
+        assert pos.lon is not None and pos.lat is not None
+        t = pos.t
+        m = moment(vs, pos, info, stopped, sog, cfg)
+        ship_type = m.ship_type
+        if vs.episodes:
+            reclassify(vs.episodes, t, m.sailing, m.propulsion_basis)
+        authority = None
+        for z, d in hits:
+            authority = self.zones[z].authority_at(d) or authority
+        in_band: set[int] = set()
+        for z, d in hits:
+            zone = self.zones[z]
+            if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
+                continue
+            allowed = is_allowed(zone, pos.mmsi, ship_type)
+            if zone.kind is ZoneKind.PLATFORM and not allowed:
+                if register.allows(zone, pos.mmsi, t):
+                    self.counters["authorised_fixes"] += 1
+                    continue
+                if is_installation(m, d, info, cfg):
+                    self.counters["installation_fixes"] += 1
+                    continue
+            if zone.kind is ZoneKind.BATHER_BEACH:
+                if allowed:
+                    continue
+                thr = min(self.sail_band, self.thr[z]) if m.sailing else self.thr[z]
+                rule = "BATH-SAIL" if m.sailing else "BATH-MOTOR"
+                if d <= thr:
+                    in_band.add(z)
+                    if vs.approaches is None:
+                        vs.approaches = {}
+                    appr = vs.approaches.get(z)
+                    if appr is None:
+                        appr = vs.approaches[z] = Approach()
+                    made_good = made_good_in_band(prev_t, appr, pos, d, thr)
+                    breaks = not approach_ok(
+                        m,
+                        appr,
+                        self.bearings.bearing(z, pos.lon, pos.lat, d),
+                        cfg.approach,
+                        made_good,
+                    )
+                    appr.last_t, appr.last_lon, appr.last_lat = t, pos.lon, pos.lat
+                    near = breaks
+                else:
+                    breaks = False
+                    # fast just outside the band keeps a beach episode alive (jitter)
+                    near = d <= thr + cfg.hold_m and not (
+                        stopped or (m.sog is not None and m.sog <= cfg.approach.max_sog_kn)
+                    )
+            else:
+                area = area_rule(zone, m, allowed)
+                if area is None:
+                    continue
+                rule = area
+                thr = self.thr[z]
+                breaks = d <= thr
+                near = d <= thr + cfg.hold_m
+            if breaks:
+                self._extend(vs, pos, rule, z, d, thr, m, authority, info)
+            elif near and vs.episodes:
+                ep = vs.episodes.get((rule, z))
+                if ep is not None:
+                    ep.last_hold_t = max(ep.last_hold_t, t)
+        if vs.approaches:
+            for z in [z for z in vs.approaches if z not in in_band]:
+                del vs.approaches[z]
+            if not vs.approaches:
+                vs.approaches = None
+
+    def _extend(
+        self,
+        vs: VesselState,
+        pos: Position,
+        rule: str,
+        z: int,
+        d: float,
+        thr: float,
+        m: VesselMoment,
+        authority: str | None,
+        info: VesselInfo | None,
+    ) -> None:
+        assert pos.lon is not None and pos.lat is not None
+        if vs.episodes is None:
+            vs.episodes = {}
+        key = (rule, z)
+        ep = vs.episodes.get(key)
+        if ep is None:
+            ep = vs.episodes[key] = Episode(pos.mmsi, rule, z, thr)
+            ep.sailing = m.sailing
+            if rule.startswith("BATH-"):
+                ep.notes["propulsion"] = m.propulsion_basis
+                ep.notes["propulsion_inferred"] = m.propulsion_inferred
+            self.open.add(pos.mmsi)
+        ep.info = info
+        assert pos.lon is not None and pos.lat is not None
+        point = EvidencePoint.of(pos, d, pos.lon, pos.lat)
+        ep.add(point, pos.raw, authority, self.config.max_evidence)

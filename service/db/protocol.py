@@ -177,14 +177,16 @@ class Repository(Protocol):
     # silences and the 0310 watch-list
     def add_silence(self, silence: dict[str, Any], by: str, scope: Scope) -> int:
         """Store an inspector's silence, hiding only leads of ``scope``'s authority (any
-        authority's for an unlimited scope); returns its id."""
+        authority's for an unlimited scope); returns its id (a ``PermissionDeniedError``
+        for a limited scope's silence of a zone in other offices' jurisdiction)."""
 
     def list_silences(self, scope: Scope) -> list[dict[str, Any]]:
         """The silences of ``scope``, newest first."""
 
     def add_watch(self, entry: dict[str, Any], by: str, scope: Scope) -> int:
         """Put a detained or sealed vessel on the watch-list; returns the entry's id (a
-        ``PermissionDeniedError`` for an entry of an authority outside ``scope``)."""
+        ``PermissionDeniedError`` for an entry of an authority outside ``scope``, or held
+        at a place routed to another office)."""
 
     def list_watch(self, scope: Scope) -> list[dict[str, Any]]:
         """The watch-list entries of ``scope``, newest first."""

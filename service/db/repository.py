@@ -386,7 +386,7 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
     def add_silence(self, silence: dict[str, Any], by: str, scope: Scope) -> int:
         """Store an inspector's silence as ``scope``'s; returns its id."""
         with self._tx() as conn:
-            return sl.add_silence(conn, silence, by, scope)
+            return sl.add_silence(conn, self._pg, silence, by, scope)
 
     def list_silences(self, scope: Scope) -> list[dict[str, Any]]:
         """The silences of ``scope``, newest first."""
@@ -396,7 +396,7 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
     def add_watch(self, entry: dict[str, Any], by: str, scope: Scope) -> int:
         """Put a detained or sealed vessel on the watch-list; returns the entry's id."""
         with self._tx() as conn:
-            return sl.add_watch(conn, entry, by, scope)
+            return sl.add_watch(conn, self._pg, entry, by, scope)
 
     def list_watch(self, scope: Scope) -> list[dict[str, Any]]:
         """The watch-list entries of ``scope``, newest first."""

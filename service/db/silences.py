@@ -13,14 +13,21 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.routing import REROUTABLE, rerouted, routed, routing_for
+from vigia.alerts.procedure.routing import (
+    REROUTABLE,
+    office_at,
+    offices_of,
+    rerouted,
+    routed,
+    routing_for,
+)
 from vigia.alerts.procedure.silencing import Silence, WatchEntry, breaches, silence_for
 from vigia.ingest.records import Position
 from vigia.service.db import events as ev
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.models import LeadRow, SilenceRow, StoreNote, Vessel, WatchRow
 from vigia.service.db.protocol import EVERY_AUTHORITY, Scope
-from vigia.service.errors import PermissionDeniedError
+from vigia.service.errors import PermissionDeniedError, RequestInvalidError
 
 _S, _W = SilenceRow, WatchRow
 
@@ -133,9 +140,26 @@ def sync_register(conn: Connection, pg: bool, fingerprint: str, now: float) -> i
     return moved
 
 
-def add_silence(conn: Connection, silence: dict[str, Any], by: str, scope: Scope) -> int:
+def _within_jurisdiction(offices: set[str], scope: Scope, what: str) -> None:
+    """Refuse a limited scope's ``what`` aimed where leads go to other offices only."""
+    if scope.authority is not None and offices and scope.authority not in offices:
+        raise PermissionDeniedError(
+            f"{what} lies in the jurisdiction of {', '.join(sorted(offices))}, "
+            f"not of {scope.authority!r}"
+        )
+
+
+def add_silence(conn: Connection, pg: bool, silence: dict[str, Any], by: str, scope: Scope) -> int:
     """Store a silence as ``scope``'s (it hides only that authority's leads, or any
-    authority's when unlimited); returns its id."""
+    authority's when unlimited); returns its id. A limited scope silences only a zone
+    whose leads may be its own: one its routing cannot place (not loaded) is refused."""
+    zone_id = silence.get("zone_id")
+    if zone_id is not None and scope.authority is not None:
+        zone = zl.get_zone(conn, pg, zone_id, None)
+        if zone is None:
+            raise RequestInvalidError(f"no zone {zone_id!r} to silence")
+        offices = offices_of(zone, zl.jurisdiction_zones(conn, pg))
+        _within_jurisdiction(offices, scope, f"zone {zone_id!r}")
     row = {**silence, "authority": scope.authority, "created_by": by, "created_at": time.time()}
     return int(conn.execute(insert(_S).values(**row).returning(_S.id)).scalar_one())
 
@@ -150,12 +174,17 @@ def list_silences(conn: Connection, scope: Scope) -> list[dict[str, Any]]:
     return [dict(r._mapping) for r in rows]
 
 
-def add_watch(conn: Connection, entry: dict[str, Any], by: str, scope: Scope) -> int:
+def add_watch(conn: Connection, pg: bool, entry: dict[str, Any], by: str, scope: Scope) -> int:
     """Put a vessel on the watch-list; returns the entry's id. A limited scope writes
     only its own authority's entries (one naming none becomes its own)."""
     authority = entry.get("authority") or scope.authority
     if not scope.admits(authority):
         raise PermissionDeniedError(f"this key keeps only {scope.authority!r}'s watch-list")
+    if scope.authority is not None:
+        # its PROC-SEAL lead is raised where the vessel is held: that office's case
+        office = office_at(entry["lon"], entry["lat"], zl.jurisdiction_zones(conn, pg))
+        offices = set() if office is None else {office}
+        _within_jurisdiction(offices, scope, "the place where the vessel is held")
     row = {**entry, "authority": authority, "created_by": by, "created_at": time.time()}
     row["active"] = True
     return int(conn.execute(insert(_W).values(**row).returning(_W.id)).scalar_one())

@@ -96,3 +96,58 @@ def test_leads_route_by_zone_and_destination_and_keys_see_their_own(api: Api) ->
 
     r = api.client.post("/apikeys", json={"role": "admin", "authority": RJ}, headers=api.h("admin"))
     assert r.status_code == 422
+
+
+def _post(api: Api, path: str, body: dict[str, Any], headers: dict[str, str]) -> int:
+    r = api.client.post(path, json=body, headers=headers)
+    if r.status_code >= 400:
+        assert r.headers["content-type"] == "application/problem+json", r.text
+    return r.status_code
+
+
+def test_a_scoped_key_silences_only_zones_whose_leads_can_be_its_own(api: Api) -> None:
+    """Issue 31: a zone named by another office, inside another's jurisdiction zone, or
+    routed by the register to another office is not a limited key's to silence."""
+    _zones(api)
+    named = feature("anch-named-sp", "anchorage", square(-40.0, -22.3, 0.01), authority=SP)
+    r = api.client.post(
+        "/collections/zones/items",
+        json={"type": "FeatureCollection", "features": [named]},
+        headers=api.h("admin"),
+    )
+    assert r.status_code in (200, 201), r.text
+    macae = _key(api, "inspector", RJ)
+    until = {"until": "2099-01-01T00:00:00Z", "reason": "survey under contract"}
+    refused = [
+        "anch-santos",  # inside SP's jurisdiction zone
+        "jur-test-sp",  # SP's jurisdiction itself
+        "anch-named-sp",  # inside RJ's square, but the zone names SP
+        "notice-rio",  # outside both: the register routes it to the CP of Rio de Janeiro
+    ]
+    for zone_id in refused:
+        assert _post(api, "/silences", {**until, "zone_id": zone_id}, macae) == 403, zone_id
+        body = {**until, "zone_id": zone_id, "mmsi": 710_000_001}
+        assert _post(api, "/silences", body, macae) == 403, zone_id
+    assert _post(api, "/silences", {**until, "zone_id": "no-such-zone"}, macae) == 422
+    assert _post(api, "/silences", {**until, "zone_id": "plat-p66"}, macae) == 201
+    assert _post(api, "/silences", {**until, "zone_id": "jur-test-rj"}, macae) == 201
+    # by MMSI alone it hides only the key's own leads already: allowed
+    assert _post(api, "/silences", {**until, "mmsi": 710_000_001}, macae) == 201
+    # an unlimited inspector silences anywhere
+    for zone_id in refused:
+        assert _post(api, "/silences", {**until, "zone_id": zone_id}, api.h("inspector")) == 201
+    assert len(api.client.get("/silences", headers=macae).json()["silences"]) == 3
+
+
+def test_a_scoped_key_watches_only_places_routed_to_its_office(api: Api) -> None:
+    _zones(api)
+    macae = _key(api, "inspector", RJ)
+    held = {"mmsi": 710_000_001, "radius_m": 150.0, "reason": "lacre 12/2026"}
+    santos, rio, off_macae = (-46.30, -24.05), (-43.17, -22.9), (-40.05, -22.37)
+    for lon, lat in (santos, rio):  # SP's zone; the register's CP of Rio de Janeiro
+        assert _post(api, "/watchlist", {**held, "lon": lon, "lat": lat}, macae) == 403
+    lon, lat = off_macae
+    assert _post(api, "/watchlist", {**held, "lon": lon, "lat": lat}, macae) == 201
+    lon, lat = santos
+    assert _post(api, "/watchlist", {**held, "lon": lon, "lat": lat}, api.h("inspector")) == 201
+    assert len(api.client.get("/watchlist", headers=macae).json()["watchlist"]) == 1

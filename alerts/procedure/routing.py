@@ -99,30 +99,6 @@ def routing_for(
     return office.name, {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
 
 
-def office_at(lon: float, lat: float, zones: Sequence[Zone]) -> str | None:
-    """The authority a lead (not a ballast one) closest at (lon, lat) is routed to."""
-    found = routing_for("", lon, lat, None, zones)
-    return None if found is None else found[0]
-
-
-#: at most this many points of a zone's outline are routed to find its offices
-_OUTLINE_POINTS = 256
-
-
-def offices_of(zone: Zone, zones: Sequence[Zone]) -> set[str]:
-    """The authorities a zone's leads go to: the one the zone names, else those a point
-    inside it and points of its outline are routed to (a zone across a jurisdiction's
-    limit has leads for both offices; leads just outside its outline, a platform's
-    500 m, route like its outline)."""
-    if zone.authority:
-        return {zone.authority}
-    outline = shapely.get_coordinates(zone.geometry)
-    step = max(1, len(outline) // _OUTLINE_POINTS)
-    inside = shapely.get_coordinates(zone.geometry.representative_point())
-    points = [*inside.tolist(), *outline[::step].tolist()]
-    return {office for lon, lat in points if (office := office_at(lon, lat, zones)) is not None}
-
-
 def routed(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead:
     """The lead with its authority filled in when it had none (:func:`routing_for`).
     Pure, so single-process mode, the bus workers and the tests route alike."""

@@ -13,14 +13,8 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.routing import (
-    REROUTABLE,
-    office_at,
-    offices_of,
-    rerouted,
-    routed,
-    routing_for,
-)
+from vigia.alerts.procedure.jurisdiction import office_at, offices_of
+from vigia.alerts.procedure.routing import REROUTABLE, rerouted, routed, routing_for
 from vigia.alerts.procedure.silencing import Silence, WatchEntry, breaches, silence_for
 from vigia.ingest.records import Position
 from vigia.service.db import events as ev

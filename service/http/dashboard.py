@@ -5,6 +5,12 @@ browsers.
 anything else (``application/json``, OGC clients, curl) the OGC landing document as
 before. The page and its assets hold no data, so they need no key; every data call the
 page makes sends the key the officer typed in.
+
+The page and every path under ``/ui/`` (where the static files serve the page itself at
+``/ui/``, and a 404 too) carry the same Content-Security-Policy: nothing leaves the
+origin and no other site may frame the page (``frame-ancestors 'none'``, and
+``X-Frame-Options: DENY`` for browsers that predate it), so it cannot be overlaid to
+trick an officer into clicks (clickjacking).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 INDEX = STATIC_DIR / "index.html"
@@ -24,11 +30,16 @@ CSP = (
     "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'"
 )
-PAGE_HEADERS = [
-    (b"content-type", b"text/html; charset=utf-8"),
+SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
+]
+_SECURITY_NAMES = frozenset(name for name, _ in SECURITY_HEADERS)
+PAGE_HEADERS = [
+    (b"content-type", b"text/html; charset=utf-8"),
+    *SECURITY_HEADERS,
     (b"cache-control", b"no-cache"),
     (b"vary", b"Accept"),
 ]
@@ -61,8 +72,22 @@ def wants_html(accept: str) -> bool:
     return html > 0 and html > _quality(accept, "application/json")
 
 
+def _secured(send: Send) -> Send:
+    """``send`` with the page's security headers on the response, in place of any."""
+
+    async def send_secured(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [h for h in message.get("headers", []) if h[0].lower() not in _SECURITY_NAMES]
+            message = {**message, "headers": [*kept, *SECURITY_HEADERS]}
+        await send(message)
+
+    return send_secured
+
+
 class DashboardPage:
-    """ASGI middleware answering ``GET /`` with the page when the client prefers HTML.
+    """ASGI middleware answering ``GET /`` with the page when the client prefers HTML,
+    and putting the page's security headers on everything under ``/ui`` (outside the
+    app's error handlers, so a 404 there has them too).
 
     A plain ASGI wrapper rather than an HTTP middleware class, so streamed responses
     (the SSE stream) pass through untouched.
@@ -84,6 +109,9 @@ class DashboardPage:
             await send(
                 {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
             )
+            return
+        if scope["type"] == "http" and (scope["path"] == "/ui" or scope["path"].startswith("/ui/")):
+            await self.app(scope, receive, _secured(send))
             return
         await self.app(scope, receive, send)
 

@@ -3,10 +3,12 @@ jurisdiction derived from it, used until official jurisdiction zones are loaded.
 
 The approximate jurisdiction of an office is the set of sea points nearer to its seat
 than to any other seat (the Voronoi cell of the seats, measured on the sphere), cut at
-:data:`REACH_NM` from the seat, which covers the EEZ's 200 NM from any coastal seat, and
-at :data:`AGENCY_REACH_NM` from an Agência's (its waters are a few municipalities'). A
-lead it routes says so (``details["routing"]["approximate"]``). Overlap rule for loaded
-zones: see :func:`vigia.alerts.procedure.routing.zone_at`.
+:data:`REACH_NM` from the seat and at :data:`AGENCY_REACH_NM` from an Agência's (its
+waters are a few municipalities'); the open sea never goes to an office of inland
+waters. The islands' waters and the EEZ beyond every reach are
+:mod:`vigia.alerts.procedure.waters`'. A lead it routes says so
+(``details["routing"]["approximate"]``). Overlap rule for loaded zones: see
+:func:`vigia.alerts.procedure.routing.zone_at`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,9 +53,15 @@ class Office:
     naval_district: int
     sources: tuple[str, ...]
 
+    @property
+    def fluvial(self) -> bool:
+        """Whether it is an office of inland waters (a Capitania, Delegacia or Agência
+        Fluvial): its waters are rivers and lakes, never the open sea."""
+        return "Fluvial" in self.name
 
-def _text() -> str:
-    return resources.files("vigia.alerts.procedure").joinpath("authorities.json").read_text()
+
+def _text(name: str = "authorities.json") -> str:
+    return resources.files("vigia.alerts.procedure").joinpath(name).read_text()
 
 
 @lru_cache(maxsize=1)
@@ -63,11 +71,19 @@ def offices() -> tuple[Office, ...]:
     return tuple(Office(**{**r, "sources": tuple(r["sources"])}) for r in rows)
 
 
+#: the rules that route by the register, beside its data: a change to them routes the
+#: store's leads again like a new register does (2: the islands' waters, the EEZ beyond
+#: every seat, no office of inland waters for the open sea)
+RULES = "2"
+
+
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """SHA-256 of the bundled register: a store notes the one its leads were routed by,
-    and routes them again when a new version of Vigia ships another."""
-    return hashlib.sha256(_text().encode()).hexdigest()
+    """SHA-256 of the bundled register, its islands' waters and :data:`RULES`: a store
+    notes the one its leads were routed by, and routes them again when a new version of
+    Vigia ships another."""
+    text = "\0".join([_text(), _text("island_waters.json"), RULES])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def distance_nm(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
@@ -78,44 +94,78 @@ def distance_nm(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
     return 2 * _EARTH_NM * math.asin(min(1.0, math.sqrt(h)))
 
 
-def nearest_office(lon: float, lat: float) -> Office | None:
+def nearest_office(lon: float, lat: float, *, sea: bool = False) -> Office | None:
     """The office whose seat is nearest, within its reach (:data:`REACH_NM`, an Agência
     :data:`AGENCY_REACH_NM`); ties go to the Capitania over a Delegacia, then by name, so
-    the answer never depends on file order. Every seat at once with numpy: re-routing a
+    the answer never depends on file order. With ``sea``, the offices of inland waters
+    are left out (:attr:`Office.fluvial`). Every seat at once with numpy: re-routing a
     store's leads asks this tens of thousands of times."""
+    return _nearest(lon, lat, "sea_reach" if sea else "reach")
+
+
+def coast_office(lon: float, lat: float) -> Office:
+    """The Capitania or Delegacia of the sea (no Agência, whose waters are a few
+    municipalities', nor an office of inland waters) whose seat is nearest (lon, lat),
+    however far: the office of a stretch of coast, for its waters beyond every reach."""
+    found = _nearest(lon, lat, "coast_reach")
+    if found is None:  # the register has Capitanias of the sea: only a broken one has none
+        raise LookupError("the register has no Capitania or Delegacia of the sea")
+    return found
+
+
+def _nearest(
+    lon: float, lat: float, which: Literal["reach", "sea_reach", "coast_reach"]
+) -> Office | None:
+    """The office of the nearest seat within the reach ``which`` of :class:`_Seats`."""
     rows = offices()
-    lon_r, lat_r, cos_lat, reach, tiebreak = _seats(rows)
+    s = _seats(rows)
     p1, l1 = math.radians(lat), math.radians(lon)
-    h = np.sin((lat_r - p1) / 2) ** 2 + math.cos(p1) * cos_lat * np.sin((lon_r - l1) / 2) ** 2
+    h = np.sin((s.lat_r - p1) / 2) ** 2 + math.cos(p1) * s.cos_lat * np.sin((s.lon_r - l1) / 2) ** 2
     d = 2 * _EARTH_NM * np.arcsin(np.minimum(1.0, np.sqrt(h)))
-    ok = np.flatnonzero(d <= reach)
+    ok = np.flatnonzero(d <= getattr(s, which))
     if ok.size == 0:
         return None
-    best = ok[np.lexsort((tiebreak[ok], np.round(d[ok], 6)))[0]]
+    best = ok[np.lexsort((s.tiebreak[ok], np.round(d[ok], 6)))[0]]
     return rows[int(best)]
 
 
-_SEATS: list[Any] = [None, None]  # (the offices they were made from, their arrays)
+class _Seats(NamedTuple):
+    """Every seat's figures, in the register's order."""
+
+    lon_r: NDArray[np.float64]  # longitude, radians
+    lat_r: NDArray[np.float64]
+    cos_lat: NDArray[np.float64]
+    reach: NDArray[np.float64]  # NM; -1 leaves the office out
+    tiebreak: NDArray[np.float64]  # rank among ties: Capitania, Delegacia, Agência, name
+    sea_reach: NDArray[np.float64]  # at sea: none for an office of inland waters
+    coast_reach: NDArray[np.float64]  # as a coast's office: a Capitania or Delegacia of the sea
 
 
-def _seats(rows: tuple[Office, ...]) -> tuple[NDArray[np.float64], ...]:
-    """Seat latitudes and longitudes in radians, cos(latitude), each office's reach, and
-    its rank among ties (Capitania, Delegacia, Agência, then by name)."""
+_SEATS: list[Any] = [None, None]  # (the offices they were made from, their _Seats)
+
+
+def _seats(rows: tuple[Office, ...]) -> _Seats:
+    """The seats' figures of ``rows``, kept while the register is the same."""
     if _SEATS[0] is not rows:
         rank = {"capitania": 0, "delegacia": 1, "agencia": 2}
         order = sorted(range(len(rows)), key=lambda i: (rank.get(rows[i].kind, 3), rows[i].name))
         tiebreak = np.empty(len(rows))
         tiebreak[order] = np.arange(len(rows))
         lat_r = np.radians([o.seat_lat for o in rows])
-        arrays = (
+        reach = np.array([AGENCY_REACH_NM if o.kind == "agencia" else REACH_NM for o in rows])
+        inland = np.array([o.fluvial for o in rows], dtype=bool)
+        coast = np.array([o.kind != "agencia" and not o.fluvial for o in rows], dtype=bool)
+        arrays = _Seats(
             np.radians([o.seat_lon for o in rows]),
             lat_r,
             np.cos(lat_r),
-            np.array([AGENCY_REACH_NM if o.kind == "agencia" else REACH_NM for o in rows]),
+            reach,
             tiebreak,
+            np.where(inland, -1.0, reach),
+            np.where(coast, np.inf, -1.0),
         )
         _SEATS[:] = [rows, arrays]
-    out: tuple[NDArray[np.float64], ...] = _SEATS[1]
+    out: _Seats = _SEATS[1]
     return out
 
 

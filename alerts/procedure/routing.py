@@ -9,6 +9,12 @@ jurisdiction zone lists in its ``ports`` property (names or UN/LOCODEs such as
 
 A jurisdiction zone may also carry ``seat_state`` (two-letter code) and
 ``seat_municipality``: the calendar its working-day deadlines follow.
+
+Where no loaded zone claims a lead, the bundled rules do, in this order: an island
+group's waters (:func:`vigia.alerts.procedure.waters.island_at`), the nearest seat of the
+register (never an office of inland waters on the open sea), and beyond every seat the
+EEZ's nearest stretch of coast; outside the EEZ, no office, and ``details.routing`` says
+why.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import shapely
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.register import BASIS as REGISTER_BASIS
 from vigia.alerts.procedure.register import nearest_office
+from vigia.alerts.procedure.waters import beyond_reach, island_at, open_sea
 from vigia.zones.model import Zone, ZoneKind
 
 
@@ -82,32 +89,46 @@ def route(
     return zone_at(lon, lat, zones)
 
 
+#: the register's nearest seat, on the open sea where an office of inland waters was nearer
+SEA_BASIS = (
+    "approximate jurisdiction: nearest seat of an office of the sea in the bundled register "
+    "(beyond 12 NM of land no office of inland waters answers), not an official limit"
+)
+
+
 def routing_for(
     rule: str, lon: float, lat: float, destination: str | None, zones: Sequence[Zone]
-) -> tuple[str | None, dict[str, Any]] | None:
+) -> tuple[str | None, dict[str, Any]]:
     """The authority a lead of ``rule`` closest at (lon, lat) is routed to, and the
     ``details.routing`` that says how: the loaded jurisdiction zone that claims it, else
-    the bundled register's nearest office, marked approximate; None when neither does."""
+    the bundled rules (module docstring), marked approximate beyond an office's sourced
+    waters; outside Brazil's EEZ the authority is None and ``reason`` says why."""
     zone = route(rule, lon, lat, destination, zones)
     if zone is not None:
         # marked as routed, so the lead follows when jurisdictions change (reroute)
         return zone.authority, {"authority": zone.authority, "zone_id": zone.id,
                                 "approximate": False}  # fmt: skip
-    office = nearest_office(lon, lat)
+    island = island_at(lon, lat)
+    if island is not None:
+        group, distance = island
+        return group.authority, group.routing(distance)
+    office, basis = nearest_office(lon, lat), REGISTER_BASIS
+    if office is not None and office.fluvial and open_sea(lon, lat):
+        office, basis = nearest_office(lon, lat, sea=True), SEA_BASIS
     if office is None:
-        return None
-    return office.name, {"authority": office.name, "approximate": True, "basis": REGISTER_BASIS}
+        return beyond_reach(lon, lat)
+    return office.name, {"authority": office.name, "approximate": True, "basis": basis}
 
 
 def routed(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead:
-    """The lead with its authority filled in when it had none (:func:`routing_for`).
-    Pure, so single-process mode, the bus workers and the tests route alike."""
+    """The lead with its authority filled in when it had none (:func:`routing_for`); one
+    outside Brazil's EEZ keeps none, with ``details.routing`` saying why. Pure, so
+    single-process mode, the bus workers and the tests route alike."""
     if lead.authority is not None:
         return lead
-    found = routing_for(lead.rule, lead.closest_lon, lead.closest_lat, destination, zones)
-    if found is None:
-        return lead
-    authority, routing = found
+    authority, routing = routing_for(
+        lead.rule, lead.closest_lon, lead.closest_lat, destination, zones
+    )
     return replace(lead, authority=authority, details={**lead.details, "routing": routing})
 
 
@@ -117,10 +138,13 @@ REROUTABLE = ("new", "triaged")
 
 def rerouted(lead: Lead, destination: str | None, zones: Sequence[Zone]) -> Lead | None:
     """The lead routed afresh after the jurisdiction zones changed, or None when it stays:
-    only a lead that was routed (``details.routing``) and is still before any Notice or
-    Auto moves; one whose own zone named its authority, or already notified, never does."""
+    only a lead that was routed (``details.routing``), or that no rule routed before (no
+    authority), and is still before any Notice or Auto moves; one whose own zone named
+    its authority, or already notified, never does."""
     routing = lead.details.get("routing")
-    if lead.status not in REROUTABLE or not isinstance(routing, dict):
+    if lead.status not in REROUTABLE:
+        return None
+    if not isinstance(routing, dict) and lead.authority is not None:
         return None
     bare = {k: v for k, v in lead.details.items() if k != "routing"}
     fresh = routed(replace(lead, authority=None, details=bare), destination, zones)

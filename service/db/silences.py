@@ -73,8 +73,9 @@ REGISTER_NOTE = "register_fingerprint"
 
 def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
     """After jurisdiction zones changed: route again every routed lead still before any
-    Notice or Auto (alerts.procedure.routing.rerouted), each move a ``lead.updated``
-    event in this transaction. Returns how many leads changed hands."""
+    Notice or Auto, and every one no rule had routed (alerts.procedure.routing.rerouted),
+    each move a ``lead.updated`` event in this transaction. Returns how many leads
+    changed hands."""
     zones = zl.jurisdiction_zones(conn, pg)
     rows = conn.execute(
         select(
@@ -87,7 +88,7 @@ def reroute_leads(conn: Connection, pg: bool, now: float) -> int:
     moved: list[tuple[str, Lead, str | None]] = []
     for r in rows:
         routing = (r.details or {}).get("routing")
-        if not isinstance(routing, dict):
+        if not isinstance(routing, dict) and r.authority is not None:
             continue  # its own zone named its authority: it never moves
         # from the light columns first: most leads stay where they are, and loading
         # each whole (evidence included) took 29 s over 20,000 leads on SQLite

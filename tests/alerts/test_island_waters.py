@@ -23,6 +23,7 @@ CPRN = "Capitania dos Portos do Rio Grande do Norte"
 CPES = "Capitania dos Portos do Espírito Santo"
 PORTO_SEGURO = "Delegacia da Capitania dos Portos em Porto Seguro"
 NORONHA = (-32.42, -3.85)
+TRINDADE = "trindade-e-martim-vaz"
 
 
 def off(lon: float, lat: float, azimuth: float, nm: float) -> tuple[float, float]:
@@ -62,9 +63,8 @@ def test_each_island_group_names_an_office_of_the_register_and_its_sources() -> 
         ("São Pedro e São Paulo", (-29.35, 0.92), CPPE, "sao-pedro-e-sao-paulo", True),
         ("SPSP, 190 NM N", off(-29.346, 0.917, 0, 190), CPPE, "sao-pedro-e-sao-paulo", True),
         # Trindade e Martim Vaz: 200 NM about both islands
-        ("Trindade", (-29.33, -20.52), CPES, "trindade-e-martim-vaz", True),
-        ("Martim Vaz, 190 NM E", off(-28.88, -20.51, 90, 190), CPES, "trindade-e-martim-vaz",
-         True),  # fmt: skip
+        ("Trindade", (-29.33, -20.52), CPES, TRINDADE, True),
+        ("Martim Vaz, 190 NM E", off(-28.88, -20.51, 90, 190), CPES, TRINDADE, True),
         # Abrolhos: 12 NM about the archipelago, then the nearest seat (the same Delegacia)
         ("Abrolhos, 10 NM E", off(-38.70, -17.965, 90, 10), PORTO_SEGURO, "abrolhos", True),
         ("Abrolhos, 14 NM E", off(-38.70, -17.965, 90, 14), PORTO_SEGURO, None, True),
@@ -132,7 +132,7 @@ def test_the_open_sea_off_rio_grande_do_sul_goes_to_an_office_of_the_sea() -> No
 
 def test_island_waters_are_measured_on_the_ellipsoid() -> None:
     """An island group's distance and its waters' outline against pyproj's geodesic."""
-    trindade = next(g for g in island_groups() if g.id == "trindade-e-martim-vaz")
+    trindade = next(g for g in island_groups() if g.id == TRINDADE)
     # 150 NM due east of Martim Vaz's easternmost point (its outline's vertex)
     east = max(trindade.land.geoms, key=lambda p: p.centroid.x)
     x0, y0 = max(east.exterior.coords, key=lambda c: c[0])

@@ -22,8 +22,9 @@ from fpdf.enums import XPos, YPos
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.deadlines import compute_deadlines
 from vigia.alerts.procedure.docmap import draw_evidence_map
+from vigia.alerts.procedure.infractions import POLLUTION_RULES
 from vigia.alerts.procedure.penalties import penalty_article
-from vigia.alerts.procedure.workflow import LESTA, regime_of
+from vigia.alerts.procedure.workflow import LESTA, check_issuable, regime_of
 from vigia.zones.model import Zone
 
 BLANK = "_" * 28
@@ -186,25 +187,33 @@ class _Doc(FPDF):
 
 
 def _offence(lead: Lead, zone: Zone | None) -> str:
-    if lead.rule.startswith("BW-"):
+    """The conduct, in the words of the rule the lead broke (the regime and the penalty
+    article follow the same rule, so the three agree)."""
+    if lead.rule in POLLUTION_RULES:
         return "gerenciamento de água de lastro em desacordo com a NORMAM-20 (Lei 9.966/2000)"
     if lead.rule == "PROC-SEAL":
         return "movimentação de embarcação apreendida ou lacrada (NORMAM-07, item 0310)"
+    if lead.rule == "ATON-DAMAGE":
+        # the lead's vessel is the damaged aid; the Auto names the vessel held responsible
+        aid = lead.vessel.get("name") or "sinal náutico"
+        return f"dano a sinal náutico: {aid}, MMSI {lead.mmsi} (NORMAM-07, item 0207)"
     kind = KIND_PT.get(lead.zone_kind or "", lead.zone_kind or "zona")
-    name = zone.name if zone is not None and zone.name else lead.zone_id
+    name = zone.name if zone is not None and zone.name else lead.zone_id or BLANK
     return f"navegação em desacordo com as restrições de {kind} ({name})"
 
 
 def draft(
     kind: str, lead: Lead, zone: Zone | None, vessel: dict[str, Any] | None = None
 ) -> tuple[bytes, dict[str, Any]]:
-    """The draft ``notice`` or ``auto`` for ``lead`` as PDF bytes, and what its map shows."""
+    """The draft ``notice`` or ``auto`` for ``lead`` as PDF bytes, and what its map shows;
+    refused, as the move to it would be, for a lead that can never become one."""
+    check_issuable(lead.rule, lead.status, lead.procedure)
     lesta = regime_of(lead.rule, lead.procedure) == LESTA
     title, basis = (TITLES if lesta else POLLUTION_TITLES)[kind]
     proc = lead.procedure
     info = {**lead.vessel, **(vessel or {})}
     mmsi = lead.mmsi
-    chosen = (proc.get("auto") or {}).get("vessel")
+    chosen = proc.get("vessel") or (proc.get("auto") or {}).get("vessel")
     if isinstance(chosen, dict) and chosen.get("mmsi"):
         # ATON-DAMAGE: the lead's MMSI is the aid's; the Auto names the chosen vessel
         info, mmsi = {k: v for k, v in chosen.items() if v is not None}, int(chosen["mmsi"])
@@ -263,7 +272,7 @@ def draft(
     pdf.para(
         f"{_sentence(_offence(lead, zone))}. Dispositivo: {lead.citation} (regra {lead.rule})."
     )
-    article = penalty_article(lead.rule, regime_of(lead.rule, proc))
+    article = penalty_article(lead.rule)
     if article is not None:
         pdf.field("Penalidade (base legal):", article.citation)
 
@@ -361,7 +370,7 @@ def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
         if lesta
         else "conta-se da ciência do Laudo Técnico Ambiental (NORMAM-07, item 0404 b))",
     )
-    article = penalty_article(lead.rule, regime_of(lead.rule, proc))
+    article = penalty_article(lead.rule)
     pdf.field(
         "Penalidade prevista:",
         f"{article.penalty} - {article.citation}; valor fixado no julgamento"

@@ -6,7 +6,9 @@ art. 10 on repeat offences. For the pollution regime (Lei 9.966/2000, Decreto
 4.136/2002) no public source consulted gives the article per conduct, so the Auto names
 the statutes and leaves the article for the inspector to enter; it never invents one.
 The choice of inciso is the inspector's (RLESTA art. 7 §1º leaves the amount and the
-suspension to the authority); this table is the default a draft starts from.
+suspension to the authority); this table is the default a draft starts from. The
+pollution statutes are cited for the ballast rules only: they are the rules Lei 9.966
+governs (``infractions.POLLUTION_RULES``), and a test holds the two tables together.
 """
 
 from __future__ import annotations
@@ -92,18 +94,13 @@ ARTICLES: dict[str, PenaltyArticle | None] = {
 }
 
 
-def penalty_article(rule: str, regime: str) -> PenaltyArticle | None:
-    """The article the Auto of ``rule`` cites under ``regime`` ("lesta"/"pollution").
+def penalty_article(rule: str) -> PenaltyArticle | None:
+    """The article the Auto of ``rule`` cites; None for a rule that is no infraction.
 
-    A rule judged under the pollution regime (the inspector's choice) cites the
-    pollution statutes; a ballast rule judged under LESTA cites the RLESTA with the
-    article left blank."""
-    if rule in ARTICLES and ARTICLES[rule] is None:
-        return None
-    if regime == "pollution":
-        return _POLLUTION
-    found = ARTICLES.get(rule)
-    return found if found is not None and found is not _POLLUTION else _LESTA_UNKNOWN
+    The rule alone decides: its regime is the rule's (``infractions.rule_regime``), so a
+    ballast rule always cites the pollution statutes and a traffic rule the RLESTA, and
+    an Auto's conduct and legal basis never disagree."""
+    return ARTICLES.get(rule)
 
 
 #: RLESTA art. 10: a repeat offence is the same infraction again within twelve months

@@ -123,7 +123,7 @@ def repeat_offence(
     regime = regime_of(rule, procedure)
     keys = infractor_keys(procedure)
     lesta = regime == LESTA
-    article = penalty_article(rule, regime)
+    article = penalty_article(rule)
     if lesta:
         start = months_before(reference, LESTA_REPEAT_MONTHS)
     else:
@@ -142,7 +142,7 @@ def repeat_offence(
         inside = (start <= day if lesta else start < day) and day < reference
         same_party = bool(keys & infractor_keys(case.procedure)) if keys else case.mmsi == mmsi
         # LESTA counts "a mesma infração": the same article of the RLESTA
-        same_offence = not lesta or penalty_article(case.rule, case_regime) == article
+        same_offence = not lesta or penalty_article(case.rule) == article
         if inside and same_party and same_offence:
             hits.append((day, case.lead_id, final))
     hits.sort()

@@ -20,7 +20,21 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from vigia.ingest.errors import VigiaError
+# the errors and regimes are re-exported (``X as X``): the service and the procedure's
+# modules have always imported them from here
+from vigia.alerts.procedure.errors import ProcedureConflictError as ProcedureConflictError
+from vigia.alerts.procedure.errors import ProcedureDataError as ProcedureDataError
+from vigia.alerts.procedure.infractions import LESTA as LESTA
+from vigia.alerts.procedure.infractions import POLLUTION as POLLUTION
+from vigia.alerts.procedure.infractions import (
+    POLLUTION_RULES,
+    is_infraction,
+    name_vessel,
+    refuse_no_infraction,
+    require_offender,
+    rule_regime,
+)
+from vigia.alerts.procedure.infractions import REGIMES as REGIMES
 
 STATES = (
     "new",
@@ -33,8 +47,6 @@ STATES = (
     "appeal",
     "closed",
 )
-LESTA, POLLUTION = "lesta", "pollution"
-REGIMES = (LESTA, POLLUTION)
 #: 0304: who answers for a LESTA infraction, jointly and severally
 RESPONSIBLE_ROLES = {
     "tripulante": "0304 a)",
@@ -71,53 +83,28 @@ _MOVES: dict[str, tuple[str, ...]] = {
 }
 
 
-class ProcedureConflictError(VigiaError):
-    """A move the procedure does not allow from the lead's current state (HTTP 409)."""
-
-    code = "procedure-conflict"
-
-    def __init__(self, message: str, allowed: tuple[str, ...]) -> None:
-        super().__init__(message)
-        self.allowed = allowed
-
-
-class ProcedureDataError(VigiaError):
-    """A move that lacks the data its step requires, or carries impossible data (422)."""
-
-    code = "procedure-data"
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        #: the body member at fault (``notice.appear_by``), a stable name a client can
-        #: translate for its user where the message is English prose
-        self.field = field
-
-
-def default_regime(rule: str) -> str:
-    """Ballast rules fall under Lei 9.966 (NORMAM-20); every other rule under LESTA."""
-    return POLLUTION if rule.startswith("BW-") else LESTA
-
-
 def regime_of(rule: str, procedure: dict[str, Any]) -> str:
-    """The lead's regime: as the inspector set it, else by its rule."""
-    regime = procedure.get("regime")
-    return regime if regime in REGIMES else default_regime(rule)
+    """The lead's regime: its rule's, always. A regime stored before the rule was enforced
+    (a bathers' lead put under Lei 9.966) is not obeyed: its conduct is still a traffic
+    rule's, so its Auto, terms and penalty are LESTA's."""
+    del procedure  # kept in the signature: callers read a lead as (rule, procedure)
+    return rule_regime(rule)
 
 
-#: rules that describe no infraction: a distress beacon is a call for help (0213 c)),
-#: so such a lead is never notified nor given an Auto
-NO_INFRACTION_RULES = frozenset({"SAR-DISTRESS"})
-#: rules whose lead names a station, not a vessel: the Auto names the chosen candidate
-CHOSEN_VESSEL_RULES = frozenset({"ATON-DAMAGE"})
+#: the steps that issue a document to the infractor: the Notice and the Auto de Infração
+ISSUING = ("notified", "infraction")
+#: a draft is made once the lead was looked at (triaged), and while its Notice or Auto
+#: may still be issued
+DRAFTABLE = ("triaged", "notified", "infraction")
 
 
 def allowed_moves(
-    status: str, regime: str, procedure: dict[str, Any], rule: str = ""
+    status: str, regime: str, procedure: dict[str, Any], rule: str | None = None
 ) -> tuple[str, ...]:
-    """Where a lead in ``status`` may go next."""
+    """Where a lead in ``status`` may go next; without ``rule``, a lead of an infraction."""
     moves = _MOVES.get(status, ())
-    if rule in NO_INFRACTION_RULES:
-        moves = tuple(m for m in moves if m not in ("notified", "infraction"))
+    if rule is not None and not is_infraction(rule):
+        moves = tuple(m for m in moves if m not in ISSUING)
     if status == "triaged" and regime == LESTA:
         # 0306 a) I: the Notice to Appear precedes the Auto de Infração
         moves = tuple(m for m in moves if m != "infraction")
@@ -129,6 +116,29 @@ def allowed_moves(
         ):
             moves = tuple(m for m in moves if m != "appeal")
     return moves
+
+
+def check_issuable(rule: str, status: str, procedure: dict[str, Any]) -> None:
+    """Raise what a move to the Notice or the Auto would, whatever the lead's status: a
+    :class:`ProcedureConflictError` for a lead that is no infraction, a
+    :class:`ProcedureDataError` for one whose offender is not named yet. The one law every
+    move and every drafted document obeys."""
+    refuse_no_infraction(rule, allowed_moves(status, regime_of(rule, procedure), procedure, rule))
+    require_offender(rule, procedure)
+
+
+def check_draft(rule: str, status: str, procedure: dict[str, Any]) -> None:
+    """Raise what refuses a draft of the Notice or the Auto for this lead now: the law of
+    :func:`check_issuable`, and a draft's own time (from triage while either may still be
+    issued)."""
+    allowed = allowed_moves(status, regime_of(rule, procedure), procedure, rule)
+    refuse_no_infraction(rule, allowed)
+    if status not in DRAFTABLE:
+        raise ProcedureConflictError(
+            f"documents are drafted for a lead in {', '.join(DRAFTABLE)}; it is {status}",
+            ("triaged",) if status == "new" else (),
+        )
+    require_offender(rule, procedure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,14 +186,19 @@ def _not_before(later: dt.date, earlier: dt.date, what: str, field: str | None =
         raise ProcedureDataError(f"{what}: {later} is before {earlier}", field or what)
 
 
-def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str) -> None:
+def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str, rule: str) -> None:
     """Data that may be entered or corrected at any step before the lead is closed."""
     if "regime" in data and data["regime"] is not None:
         if data["regime"] not in REGIMES:
             raise ProcedureDataError(f"regime must be one of {', '.join(REGIMES)}", "regime")
-        if status not in ("new", "triaged") and data["regime"] != proc.get("regime"):
+        if data["regime"] != rule_regime(rule):
+            # the regime is the rule's: a 0212 area under Lei 9.966 would give an Auto whose
+            # conduct and legal basis disagree (NORMAM-07 0301 against 0401)
+            governed = ", ".join(sorted(POLLUTION_RULES))
             raise ProcedureDataError(
-                "the regime is fixed once the Notice or Auto is issued", "regime"
+                f"regime: a {rule} lead follows the {rule_regime(rule)} regime; the pollution "
+                f"regime (Lei 9.966/2000, NORMAM-20) governs only {governed}",
+                "regime",
             )
         proc["regime"] = data["regime"]
     for key in ("seat_state", "seat_municipality"):
@@ -234,28 +249,12 @@ def _notice(block: dict[str, Any]) -> dict[str, Any]:
     return notice
 
 
-def _aton_vessel(auto: dict[str, Any], candidates: tuple[dict[str, Any], ...]) -> dict[str, Any]:
-    """The vessel an ATON-DAMAGE Auto names: the one the inspector chose among the
-    candidates, never the aid to navigation whose MMSI the lead carries."""
-    chosen = auto.pop("vessel_mmsi", None)
-    for cand in candidates:
-        if chosen is not None and cand.get("mmsi") == chosen:
-            return {k: cand.get(k) for k in ("mmsi", "name", "ship_type")}
-    known = ", ".join(str(c.get("mmsi")) for c in candidates) or "none"
-    raise ProcedureDataError(
-        f"an ATON-DAMAGE Auto names the vessel chosen among the candidates "
-        f"(auto.vessel_mmsi, one of: {known}), never the aid to navigation",
-        "auto.vessel_mmsi",
-    )
-
-
 def _enter_step(
     proc: dict[str, Any],
     current: str,
     to: str,
     data: dict[str, Any],
     reason: str | None,
-    candidates: tuple[dict[str, Any], ...] | None = None,
 ) -> None:
     """Check and record what arriving in ``to`` requires."""
     if to == "dismissed":
@@ -266,8 +265,9 @@ def _enter_step(
         proc["notice"] = _notice(data.get("notice") or {})
     elif to == "infraction":
         auto = _need(data.get("auto"), ("number", "date", "signature"), "infraction", "auto")
-        if candidates is not None:
-            auto["vessel"] = _aton_vessel(auto, candidates)
+        auto.pop("vessel_mmsi", None)  # kept as the named vessel (infractions.name_vessel)
+        if proc.get("vessel"):
+            auto["vessel"] = proc["vessel"]
         if auto["signature"] not in SIGNATURES:
             raise ProcedureDataError(
                 f"auto.signature must be one of {', '.join(SIGNATURES)}", "auto.signature"
@@ -365,8 +365,9 @@ def apply_move(
     if status == "closed":
         raise ProcedureConflictError("the lead is closed; nothing more can change", ())
     proc = copy.deepcopy(procedure)
-    proc.setdefault("regime", regime_of(rule, proc))
-    _merge_data(proc, move.data, status)
+    proc["regime"] = regime_of(rule, proc)
+    _merge_data(proc, move.data, status, rule)
+    name_vessel(proc, rule, status, move.to, move.data, move.candidates)
     if move.to is None or move.to == status:
         # the same status again is no move: an edit of the data, recorded like a move
         return status, proc
@@ -375,12 +376,15 @@ def apply_move(
             f"unknown status {move.to!r}; states: {', '.join(STATES)}", "status"
         )
     allowed = allowed_moves(status, proc["regime"], proc, rule)
+    if move.to in ISSUING:
+        refuse_no_infraction(rule, allowed)  # says why, where a bare refusal would not
     if move.to not in allowed:
         raise ProcedureConflictError(
             f"a lead cannot go from {status} to {move.to}; "
             f"allowed moves: {', '.join(allowed) or 'none'}",
             allowed,
         )
-    aton = move.candidates if rule in CHOSEN_VESSEL_RULES else None
-    _enter_step(proc, status, move.to, move.data, move.reason, aton)
+    if move.to in ISSUING:
+        require_offender(rule, proc)
+    _enter_step(proc, status, move.to, move.data, move.reason)
     return move.to, proc

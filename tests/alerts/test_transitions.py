@@ -15,6 +15,8 @@ from vigia.alerts.procedure.workflow import (
     ProcedureDataError,
     allowed_moves,
     apply_move,
+    check_draft,
+    check_issuable,
 )
 
 # from -> the states the law lets a lead go to next (LESTA, an ordinary rule)
@@ -134,7 +136,8 @@ def test_payment_checked_against_its_term() -> None:
         assert pay.to_json()["late"] is late and not pay.pending
 
 
-def test_aton_auto_names_the_chosen_candidate() -> None:
+def test_aton_auto_of_a_lead_notified_without_a_vessel_names_the_chosen_candidate() -> None:
+    # a lead notified before the vessel had to be named first: the Auto still names one
     cands = (
         {"mmsi": 710000001, "name": "A", "ship_type": 30},
         {"mmsi": 710000002, "name": "B", "ship_type": 70},
@@ -161,3 +164,67 @@ def test_aton_auto_names_the_chosen_candidate() -> None:
         "ATON-DAMAGE", "notified", proc, Move("infraction", data={"auto": chosen}, candidates=cands)
     )
     assert after["auto"]["vessel"] == {"mmsi": 710000002, "name": "B", "ship_type": 70}
+
+
+CANDS = (
+    {"mmsi": 710000001, "name": "A", "ship_type": 30},
+    {"mmsi": 710000002, "name": "B", "ship_type": 70},
+)
+NOTICE = {"notice": {"date": "2026-02-02", "appear_by": "2026-02-05"}}
+
+
+def test_aton_names_its_vessel_before_the_notice_and_keeps_it() -> None:
+    """RLESTA art. 23, V punishes whoever damages a nautical sign; the lead's MMSI is the
+    sign's, so nobody is notified until the inspector names a candidate (0302 b))."""
+    with pytest.raises(ProcedureDataError) as err:
+        apply_move("ATON-DAMAGE", "triaged", {}, Move("notified", data=NOTICE, candidates=CANDS))
+    assert err.value.field == "vessel_mmsi"
+    with pytest.raises(ProcedureDataError) as err:
+        check_draft("ATON-DAMAGE", "triaged", {})
+    assert err.value.field == "vessel_mmsi"
+    _, proc = apply_move(
+        "ATON-DAMAGE", "triaged", {}, Move(None, data={"vessel_mmsi": 710000002}, candidates=CANDS)
+    )
+    assert proc["vessel"] == {"mmsi": 710000002, "name": "B", "ship_type": 70}
+    check_draft("ATON-DAMAGE", "triaged", proc)
+    status, proc = apply_move("ATON-DAMAGE", "triaged", proc, Move("notified", data=NOTICE))
+    with pytest.raises(ProcedureDataError, match="fixed"):
+        apply_move(
+            "ATON-DAMAGE",
+            status,
+            proc,
+            Move(None, data={"vessel_mmsi": 710000001}, candidates=CANDS),
+        )
+    auto = {"number": "1", "date": "2026-02-06", "signature": "signed"}
+    _, after = apply_move("ATON-DAMAGE", status, proc, Move("infraction", data={"auto": auto}))
+    assert after["auto"]["vessel"]["mmsi"] == 710000002
+    # any other lead's vessel is its own
+    with pytest.raises(ProcedureDataError) as err:
+        apply_move(
+            "SEC-PLATFORM", "triaged", {}, Move(None, data={"vessel_mmsi": 1}, candidates=CANDS)
+        )
+    assert err.value.field == "vessel_mmsi"
+
+
+def test_the_document_law_is_the_moves_law() -> None:
+    # a distress alert (0213 c)): the draft is refused as the move is, same allowed moves
+    for check in (check_draft, check_issuable):
+        with pytest.raises(ProcedureConflictError) as err:
+            check("SAR-DISTRESS", "triaged", {})
+        assert err.value.allowed == ("dismissed",) and "0213 c)" in str(err.value)
+    with pytest.raises(ProcedureConflictError) as err:
+        check_draft("SEC-PLATFORM", "new", {})
+    assert err.value.allowed == ("triaged",)
+    check_draft("SEC-PLATFORM", "triaged", {})
+    check_issuable("SEC-PLATFORM", "new", {})  # may become one, once triaged
+
+
+def test_the_regime_is_the_rules() -> None:
+    # NORMAM-07 0401: Lei 9.966 governs pollution; a platform's zone (0212 f)) is a
+    # traffic rule (0301), a ballast exchange (NORMAM-20 2.3.1) a pollution one
+    for rule, wrong in (("SEC-PLATFORM", "pollution"), ("BW-EXCH-50", "lesta")):
+        with pytest.raises(ProcedureDataError) as err:
+            apply_move(rule, "new", {}, Move("triaged", data={"regime": wrong}))
+        assert err.value.field == "regime"
+    _, proc = apply_move("SEC-PLATFORM", "triaged", {"regime": "pollution"}, Move(None))
+    assert proc["regime"] == "lesta"  # a stored regime the rule does not allow is replaced

@@ -356,8 +356,10 @@ def test_seven_cases_of_the_law(api: Api) -> None:
     b = patch(api, "L-OIL2", {"status": "judged", "decision": decision})
     assert b["status"] == "judged"
 
-    # 6. a distress beacon is no infraction: no Notice, no Auto, under either regime
-    r = patch(api, "L-SAR", {"status": "triaged", "regime": "pollution"})
+    # 6. a distress beacon is no infraction: no Notice, no Auto, and no pollution regime
+    r = patch(api, "L-SAR", {"status": "triaged", "regime": "pollution"}, 422)
+    assert r["field"] == "regime"
+    r = patch(api, "L-SAR", {"status": "triaged"})
     notice = {"date": "2026-02-02", "appear_by": "2026-02-05"}
     r = patch(api, "L-SAR", {"status": "notified", "notice": notice}, 409)
     assert r["allowed"] == ["dismissed"]

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Path
 from fastapi.responses import Response
 
 from vigia.alerts.procedure.documents import draft
-from vigia.alerts.procedure.workflow import ProcedureConflictError
+from vigia.alerts.procedure.workflow import check_draft
 from vigia.service.db.protocol import Repository, Scope
 from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
@@ -17,9 +17,6 @@ from vigia.service.http.routes.procedure import found
 
 inspector = require_role("inspector")
 router = APIRouter(tags=["procedure"], dependencies=[Depends(inspector)])
-#: a draft is made once the lead was looked at (triaged), and while its Notice or Auto
-#: may still be issued
-DRAFTABLE = ("triaged", "notified", "infraction")
 
 
 @router.get(
@@ -31,7 +28,7 @@ DRAFTABLE = ("triaged", "notified", "infraction")
             "content": {"application/pdf": {"example": "%PDF-1.3 ... (binary)"}},
             "description": "the draft PDF",
         },
-        **problem_responses(401, 403, 404, 409),
+        **problem_responses(401, 403, 404, 409, 422),
     },
 )
 def draft_document(
@@ -41,13 +38,11 @@ def draft_document(
     scope: Annotated[Scope, Depends(require_scope("inspector"))],
 ) -> Response:
     """``notice``: Notificação para Comparecimento (NORMAM-07 Anexo 3-A); ``auto``: Auto de
-    Infração (Anexo 3-B). Signatures, witnesses and refusal to sign are left blank."""
+    Infração (Anexo 3-B). Signatures, witnesses and refusal to sign are left blank.
+    A lead the procedure would never notify or charge (no infraction, or an offender not
+    yet named) gets the problem that move would get: 409 or 422."""
     lead = found(repo.get_lead(lead_id, scope), lead_id)
-    if lead.status not in DRAFTABLE:
-        raise ProcedureConflictError(
-            f"documents are drafted for a lead in {', '.join(DRAFTABLE)}; it is {lead.status}",
-            ("triaged",) if lead.status == "new" else (),
-        )
+    check_draft(lead.rule, lead.status, lead.procedure)
     zone = repo.get_zone(lead.zone_id, lead.zone_version) if lead.zone_id else None
     info = repo.get_vessel(lead.mmsi)
     vessel = {} if info is None else {"imo": info.imo, "callsign": info.callsign}

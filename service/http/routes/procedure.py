@@ -196,7 +196,16 @@ class LeadChange(_In):
         default=None, description="why (required to dismiss)"
     )
     regime: Literal[REGIMES] | None = Field(  # type: ignore[valid-type]
-        default=None, description="LESTA or pollution (Lei 9.966); fixed once the Notice/Auto"
+        default=None,
+        description="the rule's own regime: pollution (Lei 9.966) for the ballast rules, "
+        "LESTA for the others; any other is refused",
+    )
+    vessel_mmsi: int | None = Field(
+        default=None,
+        ge=0,
+        le=999_999_999,
+        description="ATON-DAMAGE: the candidate vessel held responsible, named before the "
+        "Notice (the lead's MMSI is the aid's)",
     )
     seat_state: UF | None = Field(default=None, description="the authority's seat state (UF)")
     seat_municipality: Text | None = Field(

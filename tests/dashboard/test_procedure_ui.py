@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from scripts import aisgen
+from tests.dashboard.test_ballast_ui import DAY1, MMSI, _audit, _track
 from tests.support.dashboard import Service, Watched, platform_pass
 
 pytestmark = pytest.mark.slow
@@ -144,8 +146,20 @@ def test_a_pollution_lead_goes_from_new_to_judged_from_the_page(
     service: Service, watched: Watched
 ) -> None:
     page = watched.page
-    _, lead_id = _open(service, watched, 710_998_102, "TEST POLUICAO")
-    _move(page, service, lead_id, "triaged", {"regime": "pollution", "seat_state": "RJ"})
+    # the pollution regime is the ballast rules' (Lei 9.966, NORMAM-07 0401): a ballast
+    # audit raises the lead, an exchange about 20 nm off Niterói (BW-EXCH-50)
+    assert service.feed is not None
+    static = aisgen.static_lines(MMSI, DAY1.timestamp() - 60, name="TEST POLUICAO",
+                                 ship_type=80, length_m=180)  # fmt: skip
+    service.feed.send([*static, *_track(DAY1)])
+    watched.sign_in(service, "inspector")
+    page.click("#tab-ballast")
+    raised = _audit(page, DAY1)
+    lead_id = str(raised.get_attribute("data-lead"))
+    raised.locator("button").click()
+    page.locator("#workflow").wait_for()
+    _move(page, service, lead_id, "triaged", {"seat_state": "RJ"})
+    assert service.get(f"/leads/{lead_id}")["regime"] == "pollution"
     # Lei 9.966 / 0404 a) I: the Auto comes first, so it is offered straight from triage
     assert "infraction" in _offered(page)
     _move(

@@ -9,7 +9,8 @@ import { esc } from "./map.js";
 // the top-level properties each arrival asks for (NORMAM-07 0306, Lei 9.966 art. 25);
 // names the schema lacks are skipped, so a renamed field degrades to "more data"
 const STEP_FIELDS = {
-  triaged: ["regime", "seat_state", "seat_municipality"],
+  // the regime is the rule's (workflow.py), so it is no choice to offer at triage
+  triaged: ["seat_state", "seat_municipality"],
   notified: ["notice"],
   // a pollution defence runs from knowledge of the Laudo (0404 b)), entered with the Auto
   infraction: ["auto", "responsible", "report_known_date"],

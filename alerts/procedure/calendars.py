@@ -88,6 +88,25 @@ def has_municipal_calendar(state: str | None, municipality: str | None) -> bool:
     return key in _MUNICIPAL_SUBDIVS or key in MUNICIPAL_HOLIDAYS
 
 
+def calendar_note(state: str | None, municipality: str | None) -> str | None:
+    """Why the seat's calendar is incomplete, or None when it is known: a holiday the
+    calendar lacks makes a term end early, so a lead, its deadlines and its Auto say so
+    instead of presenting the date as certain."""
+    if not state:
+        return (
+            "no seat state entered: terms skip national holidays only and may end later "
+            "than shown; enter the seat and confirm its state and municipal holidays"
+        )
+    if not has_municipal_calendar(state, municipality):
+        where = f"{municipality} ({state})" if municipality else f"the seat in {state}"
+        return (
+            f"the municipal holidays of {where} are not in Vigia's calendars: terms skip "
+            "national and state holidays only and may end later than shown; confirm the "
+            "seat's municipal holidays"
+        )
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class SeatCalendar:
     """The working-day calendar of an authority's seat (state as its two-letter code)."""
@@ -102,6 +121,11 @@ class SeatCalendar:
     def __post_init__(self) -> None:
         if self.state is not None and self.state not in STATES:
             raise ValueError(f"unknown Brazilian state {self.state!r}")
+
+    @property
+    def note(self) -> str | None:
+        """What this calendar may lack (:func:`calendar_note`); None when complete."""
+        return calendar_note(self.state, self.municipality)
 
     def is_working_day(self, day: dt.date) -> bool:
         """Whether the authority's office opens on ``day``."""
@@ -179,10 +203,19 @@ class Deadline:
     met_on: dt.date | None = None  # the date the act was done, when it was
     actor: str = ""  # who must act by the due date
     counted_to: dt.date | None = None  # the last day counted, when art. 66 §1º moved it
+    #: why the due date is not certain (the seat's calendar is incomplete), else None
+    note: str | None = None
+
+    @property
+    def certain(self) -> bool:
+        """Whether every day the count crossed is known to be a working day or not."""
+        return self.note is None
 
     def to_json(self) -> dict[str, object]:
         """The contract's deadline item plus the counting details."""
         return {
+            "certain": self.certain,
+            "note": self.note,
             "name": self.name,
             "due": self.due.isoformat(),
             "basis": self.basis,

@@ -12,7 +12,17 @@ consecutive days excluding the first and including the last (0404 a) III): defen
 days from knowledge of the technical report, or from the end of the summons' term when
 the summons was ignored (b)); judgment 30 days (b)); appeal 20 days from knowledge of
 the judgment, no deposit (c)); last appeal 20 days, decided in 30 (d)); payment 5 days
-from receipt of the notice to pay (0405; NORMAM-20 1.6).
+from receipt of the notice to pay (0405; NORMAM-20 1.6). 0404 c) gives the DPC no term to
+decide the first appeal: Lei 9.784/1999 art. 59 §1º does, 30 days (extendable once by as
+many, §2º).
+
+An appeal's decision term runs from the appeal, never from the decision appealed: the
+law counts it from the file's receipt by the deciding authority (Lei 9.784 art. 59 §1º),
+which the appeal reaches through the office that judged (0306 d) II, 0404 c)); Vigia
+counts from the filing, the earliest that receipt can be, so the date shown is never
+later than the law's. The DPC and the DGN sit in Rio de Janeiro, so their decision
+terms roll over on that city's calendar, not the judging office's (art. 66 §1º: the day
+the deciding office has no expediente).
 """
 
 from __future__ import annotations
@@ -32,6 +42,8 @@ from vigia.alerts.procedure.calendars import (
 from vigia.alerts.procedure.workflow import LESTA, ProcedureDataError, regime_of
 
 N07 = "NORMAM-07/DPC"
+#: the DPC and the DGN, which decide the appeals made to them, both sit in Rio de Janeiro
+HEADQUARTERS = SeatCalendar("RJ", "Rio de Janeiro")
 
 
 def _d(value: Any) -> dt.date | None:
@@ -43,7 +55,9 @@ class _Terms:
     defence: tuple[int, str]
     judgment: tuple[int, str]
     appeal: tuple[tuple[int, str], tuple[int, str]]  # first appeal, last instance
-    appeal_decision: tuple[tuple[int, str] | None, tuple[int, str]]
+    #: who decides each appeal sits at the judging office's seat (False) or at the
+    #: DPC's and DGN's in Rio de Janeiro (True)
+    appeal_decision: tuple[tuple[int, str, bool], tuple[int, str, bool]]
     payment: tuple[int, str]
     working: bool  # defence and appeals in working days (LESTA)
 
@@ -52,7 +66,7 @@ _LESTA = _Terms(
     defence=(15, f"{N07} 0306 b) I"),
     judgment=(30, f"{N07} 0306 b) II"),
     appeal=((5, f"{N07} 0306 c)"), (5, f"{N07} 0306 d) I")),
-    appeal_decision=((30, f"{N07} 0306 c)"), (30, f"{N07} 0306 d) I")),
+    appeal_decision=((30, f"{N07} 0306 c)", False), (30, f"{N07} 0306 d) I", True)),
     payment=(15, f"{N07} 0306 b) IV"),
     working=True,
 )
@@ -60,8 +74,11 @@ _POLLUTION = _Terms(
     defence=(20, f"{N07} 0404 b); Lei 9.966/2000"),
     judgment=(30, f"{N07} 0404 b)"),
     appeal=((20, f"{N07} 0404 c)"), (20, f"{N07} 0404 d)")),
-    # 0404 c) sets no term for the DPC's decision on the first appeal
-    appeal_decision=(None, (30, f"{N07} 0404 d)")),
+    # 0404 c) sets no term for the DPC's decision on the first appeal: Lei 9.784 does
+    appeal_decision=(
+        (30, f"Lei 9.784/1999 art. 59 §1º ({N07} 0404 c) sets none)", True),
+        (30, f"{N07} 0404 d)", True),
+    ),
     payment=(5, f"{N07} 0405; NORMAM-20 1.6"),
     working=False,
 )
@@ -81,14 +98,16 @@ class _Builder:
         working: bool,
         pending_in: tuple[str, ...],
         met_on: dt.date | None,
+        seat: SeatCalendar | None = None,
     ) -> Deadline:
         days, basis = term
+        seat = seat or self.seat  # the office that must act by then, when not the seat
         if working:
-            counted_to, counting = add_working_days(start, days, self.seat), "working_days"
+            counted_to, counting = add_working_days(start, days, seat), "working_days"
         else:
             counted_to = add_consecutive_days(start, days)
             counting = "calendar_days" if self.working else "consecutive_days"
-        due = term_end(start, days, working, self.seat)
+        due = term_end(start, days, working, seat)
         if due != counted_to:
             basis = f"{basis}; {ROLLOVER_BASIS}"
         item = Deadline(
@@ -101,6 +120,7 @@ class _Builder:
             pending=self.status in pending_in and met_on is None,
             met_on=met_on,
             counted_to=None if due == counted_to else counted_to,
+            note=seat.note,
         )
         self.out.append(item)
         return item
@@ -123,6 +143,7 @@ _ACTORS = {
         "defesa": "autuado",
         "julgamento": "Autoridade Competente que lavrou o auto (0403 b), 0404 b))",
         "recurso": "autuado, ao Diretor de Portos e Costas (0403 c) IV)",
+        "decisao_recurso": "Diretor de Portos e Costas (0403 c) IV)",
         "recurso_ultima_instancia": "autuado, ao DGN (0403, 0404 d))",
         "decisao_recurso_ultima_instancia": "DGN (0404 d))",
         "pagamento": "autuado",
@@ -221,16 +242,19 @@ def _after_decision(
             pending_in=("judged",) if latest else (),
             met_on=_d(filed["filed"]) if filed else None,
         )
-        decision_term = terms.appeal_decision[i]
-        if filed is not None and decision_term is not None:
+        filed_on = _d(filed["filed"]) if filed else None
+        if filed_on is not None:
+            # from the appeal's filing, never from the decision appealed (module doc)
+            days, basis, at_hq = terms.appeal_decision[i]
             answer = proc["decisions"][i + 1] if i + 1 < len(proc["decisions"]) else None
             b.add(
                 f"decisao_{name}",
-                _d(filed["filed"]) or known,
-                decision_term,
+                filed_on,
+                (days, basis),
                 working=False,
                 pending_in=("appeal",) if i == len(appeals) - 1 else (),
                 met_on=_d(answer["date"]) if answer else None,
+                seat=HEADQUARTERS if at_hq else None,
             )
     if not (latest and upheld and decision.get("penalty") == "multa"):
         return

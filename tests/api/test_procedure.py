@@ -206,7 +206,9 @@ def test_pollution_ballast_lead(api: Api) -> None:
     # it to Mon 11 Jan
     assert due(b)["recurso"] == ("2027-01-11", True)
     b = patch(api, "L-BW", {"status": "appeal", "appeal": {"filed": "2026-12-30"}})
-    assert "decisao_recurso" not in due(b)  # 0404 c) sets the DPC no term
+    # 0404 c) sets the DPC no term: Lei 9.784 art. 59 §1º's 30 days from the filing, Wed
+    # 30 Dec -> Fri 29 Jan 2027, a working day in Rio de Janeiro, where the DPC sits
+    assert due(b)["decisao_recurso"] == ("2027-01-29", True)
     second = {"date": "2027-01-25", "known_date": "2027-01-26", "appeal_outcome": "nao_provido"}
     b = patch(api, "L-BW", {"status": "judged", "decision": second})
     assert due(b)["recurso_ultima_instancia"] == ("2027-02-15", True)  # Tue 26 Jan + 20

@@ -293,13 +293,16 @@ def case_json(repo: Repository, lead: Lead, scope: Scope) -> dict[str, Any]:
         repo.prior_cases(lead.id, scope),
         committed=committed,
     )
-    seat = lead.procedure.get("seat_state")
+    # a stored state the holidays package no longer knows fails loudly
+    seat = SeatCalendar(lead.procedure.get("seat_state"), lead.procedure.get("seat_municipality"))
+    # verified: national, state and municipal holidays are all known; else the note says
+    # what is missing, and the deadlines counted on this calendar are not certain
     out["calendar"] = {
-        "state": seat,
-        "municipality": lead.procedure.get("seat_municipality"),
-        "note": None if seat else "no seat state entered: working days skip national holidays only",
+        "state": seat.state,
+        "municipality": seat.municipality,
+        "verified": seat.note is None,
+        "note": seat.note,
     }
-    SeatCalendar(seat)  # a stored state the holidays package no longer knows fails loudly
     return out
 
 

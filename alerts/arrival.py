@@ -96,6 +96,9 @@ def clone_state(vs: VesselState) -> VesselState:
         }
     if vs.closing:
         c.closing = [clone_episode(e) for e in vs.closing]
+    c.seen = vs.seen  # a tuple: never changed in place
+    if vs.gaps:
+        c.gaps = list(vs.gaps)  # gaps are never changed once found
     return c
 
 

@@ -81,6 +81,9 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
     nxt._eras = old._eras
     nxt._last_sweep = old._last_sweep
     nxt._known = old._known
+    nxt._coverage = old._coverage  # what the receivers heard does not depend on zones
+    nxt._gapping = old._gapping
+    nxt._gone = old._gone
     nxt._expired_at = old._expired_at
     old._vessels = {}
     old._open.clear()

@@ -30,6 +30,8 @@ from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
+from vigia.alerts.gaps.coverage import Coverage
+from vigia.alerts.gaps.detect import GapConfig, note_silence
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
@@ -57,6 +59,7 @@ class LeadPipeline(Settling):
         config: EpisodeConfig | None = None,
         aton: AtonConfig | None = None,
         register: AuthorisedRegister | None = None,
+        gaps: GapConfig | None = None,
     ) -> None:
         self.index = index
         self.registry = registry
@@ -89,7 +92,12 @@ class LeadPipeline(Settling):
         self._revisions: list[Lead] = []
         # vessels forgotten, with their latest time: a rerun of their records after
         # that is past the bound, not a new vessel (pruned after GONE_KEEP_S)
-        self._gone: dict[int, float] = {}
+        self._gone: dict[int, tuple[float, Any]] = {}
+        # going dark (issue 33): what the receivers heard, and vessels with silences
+        # waiting for the bound to pass them
+        self.gap_config = gaps or GapConfig()
+        self._coverage = Coverage()
+        self._gapping: set[int] = set()
         self.counters: dict[str, int] = {
             "positions": 0,
             "positions_skipped": 0,
@@ -113,6 +121,11 @@ class LeadPipeline(Settling):
             self._expired_at = -math.inf
             self._revisions = []
             self._gone = {}
+        if "_coverage" not in state:  # checkpointed before issue 33
+            self.gap_config = GapConfig()
+            self._coverage = Coverage()
+            self._gapping = set()
+            self._gone = {m: (float(t), None) for m, t in state.get("_gone", {}).items()}
             for k in ("duplicates", "late_records", "late_past_bound", "rejudged"):
                 self.counters.setdefault(k, 0)
         self._judge = self._make_judge()
@@ -164,6 +177,11 @@ class LeadPipeline(Settling):
         self.counters["positions"] += len(batch)
         lon_a = np.fromiter([p.lon for p in batch], dtype=np.float64, count=len(batch))
         lat_a = np.fromiter([p.lat for p in batch], dtype=np.float64, count=len(batch))
+        if self.gap_config.enabled:
+            self._coverage.add(
+                [p.mmsi for p in batch], [p.t for p in batch], lon_a, lat_a,
+                [p.source for p in batch],
+            )  # fmt: skip
         per_pos = self._hits(lon_a, lat_a)
         vessels = self._vessels
         eras = self._eras
@@ -212,6 +230,14 @@ class LeadPipeline(Settling):
     def _fix(self, vs: VesselState, pos: Position, h: list[Hit] | None) -> None:
         """One fix of a vessel, in its time order."""
         t = pos.t
+        gap_cfg = self.gap_config
+        if gap_cfg.enabled:
+            seen = vs.seen
+            gap = seen is not None and t - seen[0] >= gap_cfg.min_gap_s
+            if gap and note_silence(vs, pos, seen, gap_cfg):  # type: ignore[arg-type]
+                self._gapping.add(pos.mmsi)
+            vs.seen = (t, pos.lon, pos.lat, pos.sog, pos.cog, pos.nav_status, pos.msg_type,
+                       pos.source)  # fmt: skip
         if vs.last_t is not None and vs.pending is None and t - vs.last_t > self._forget_s:
             self._forget(pos.mmsi, vs, t)
         if h is None and vs.pending is None and vs.episodes is None and vs.approaches is None:
@@ -258,7 +284,9 @@ class LeadPipeline(Settling):
         vs = self._vessels[mmsi] = VesselState()
         if self.config.lateness_s > 0:
             # a vessel forgotten earlier: what came before its forgetting is past the bound
-            vs.tl = Timeline(floor=self._gone.pop(mmsi, -math.inf))
+            floor, seen = self._gone.pop(mmsi, (-math.inf, None))
+            vs.tl = Timeline(floor=floor)
+            vs.seen = seen  # a silence spans its forgetting
         return vs
 
     def _snapshot(self, vs: VesselState, tl: Timeline, mmsi: int) -> None:
@@ -324,7 +352,9 @@ class LeadPipeline(Settling):
         state and distress alarms carry over unbroken."""
         from vigia.alerts.handover import hand_over
 
-        nxt = LeadPipeline(index, self.registry, self.config, register=self.register)
+        nxt = LeadPipeline(
+            index, self.registry, self.config, register=self.register, gaps=self.gap_config
+        )
         ended = hand_over(self, nxt)
         distress, self._distress = self._distress, DistressTracker(self.index, self.config)
         distress.index = index

@@ -97,6 +97,10 @@ def rejudge(pipe: LeadPipeline, mmsi: int, vs: VesselState, recs: list[Kept]) ->
         vs.episodes = {k: e for k, e in vs.episodes.items() if _key(e) not in tl.done} or None
     if vs.closing:
         vs.closing = [e for e in vs.closing if _key(e) not in tl.done] or None
+    if vs.gaps:  # silences already judged are not judged twice
+        vs.gaps = [g for g in vs.gaps if g.key not in tl.done] or None
+    if vs.gaps:
+        pipe._gapping.add(mmsi)
     if vs.pending is None:
         pipe._pending.discard(mmsi)
     else:

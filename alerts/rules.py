@@ -29,6 +29,9 @@ CITATIONS: dict[str, str] = {
     # a detained or sealed vessel (lacre) that moves: it must stay out of traffic
     "PROC-SEAL": "NORMAM-07/DPC 0310",
     "ATON-DAMAGE": "NORMAM-07/DPC 0207",
+    # investigative: AIS kept in operation at all times (SOLAS V/19.2.4.7, ships it
+    # covers) and its carriage by the Brazilian rule (NORMAM-28/DHN cap. 2); docs/gaps.md
+    "AIS-GAP": "SOLAS V/19.2.4.7; NORMAM-28/DHN cap. 2",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

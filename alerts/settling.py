@@ -9,18 +9,33 @@ episode is given out closed, a silent vessel is forgotten. A mixin of
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from vigia.alerts.aton import AtonWatch
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
+from vigia.alerts.gaps.coverage import Coverage
+from vigia.alerts.gaps.detect import GapConfig, judge
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import Hit, VesselState
 from vigia.ingest.records import Position, VesselInfo
+from vigia.ingest.registry import VesselRegistry
+from vigia.zones.evaluate import ZoneIndex
 
 #: how long a forgotten vessel's latest time is kept (a rerun of its records within this
 #: is recognised as past the bound; older, they are a new vessel's)
 GONE_KEEP_S = 7 * 86_400.0
+
+
+def _shore_nm(lons: list[float], lats: list[float]) -> list[float]:
+    """Geodesic distance to land (nm), from the ballast basemap (loaded on first use)."""
+    import numpy as np
+
+    from vigia.zones.ballast import get_assessor
+
+    d = get_assessor().distance_nm(np.asarray(lons), np.asarray(lats))
+    return [float(x) for x in d]
 
 
 class Settling:
@@ -35,7 +50,14 @@ class Settling:
     _pending: set[int]
     _open: set[int]
     _closed: list[Lead]
-    _gone: dict[int, float]
+    _gone: dict[int, tuple[float, Any]]
+    _gapping: set[int]
+    gap_config: GapConfig
+    _coverage: Coverage
+    index: ZoneIndex
+    registry: VesselRegistry
+    _known: VesselRegistry
+    counters: dict[str, int]
     _distress: DistressTracker
     _aton: AtonWatch
 
@@ -76,6 +98,12 @@ class Settling:
             vs = self._vessels[mmsi]
             w = (now if vs.last_t is None else clock(vs.last_t, now)) - bound
             self._settle(mmsi, vs, w)
+        for mmsi in list(self._gapping):
+            held = self._vessels.get(mmsi)
+            if held is None or not held.gaps:
+                self._gapping.discard(mmsi)
+                continue
+            self._settle_gaps(mmsi, held, clock(held.gaps[0].end.t, now) - bound)
         self._closed += self._distress.expire(now, clock) + self._aton.expire(now, clock)
         if now - self._last_sweep > cfg.forget_after_s:
             self._last_sweep = now
@@ -100,11 +128,42 @@ class Settling:
         for m in stale:
             vs = self._vessels.pop(m)
             if vs.tl is not None:
-                gone[m] = vs.tl.last_t
+                gone[m] = (vs.tl.last_t, vs.seen)
         if gone:
             horizon = now - GONE_KEEP_S
-            for m in [m for m, t in gone.items() if t < horizon]:
+            for m in [m for m, (t, _) in gone.items() if t < horizon]:
                 del gone[m]
+
+    def _settle_gaps(self, mmsi: int, vs: VesselState, w: float) -> None:
+        """Judge each silence the bound has passed: every other vessel's records of its
+        hours are in by then (alerts/gaps/detect.py)."""
+        assert vs.gaps is not None
+        keep = []
+        for gap in vs.gaps:
+            if w <= gap.end.t:
+                keep.append(gap)
+                continue
+            done = vs.tl.done if vs.tl is not None else None
+            if done is not None and gap.key in done:
+                continue
+            verdict, lead = judge(
+                gap,
+                self.gap_config,
+                self._coverage,
+                self.index,
+                _shore_nm,
+                mmsi,
+                int(vs.seen[6]) if vs.seen else 1,
+                self._known.get(mmsi) or self.registry.get(mmsi),
+            )
+            self.counters[f"gaps_{verdict}"] = self.counters.get(f"gaps_{verdict}", 0) + 1
+            if lead is not None:
+                self._closed.append(lead)
+            if done is not None:
+                done.add(gap.key)
+        vs.gaps = keep or None
+        if not keep:
+            self._gapping.discard(mmsi)
 
     def bound_of(self, vs: VesselState) -> float:
         """The oldest time a late record of this vessel can still take its place at:

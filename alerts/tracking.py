@@ -27,10 +27,12 @@ class VesselState:
         "approaches",
         "closing",
         "episodes",
+        "gaps",
         "last_lat",
         "last_lon",
         "last_t",
         "pending",
+        "seen",
         "stop_t",
         "tl",
     )
@@ -50,11 +52,17 @@ class VesselState:
         self.closing: list[Episode] | None = None
         # its records within the lateness bound, and copies of this state (arrival.py)
         self.tl: Any = None
+        # its latest fix whatever else was forgotten (t, lon, lat, sog, cog, status,
+        # message type, source), and its silences waiting to be judged (alerts/gaps)
+        self.seen: tuple[Any, ...] | None = None
+        self.gaps: list[Any] | None = None
 
     def __setstate__(self, state: Any) -> None:
         # a partition checkpointed before these slots existed: start them empty
         self.closing = None
         self.tl = None
+        self.seen = None
+        self.gaps = None
         slots = state[1] if isinstance(state, tuple) else state
         for k, v in (slots or {}).items():
             setattr(self, k, v)
@@ -67,6 +75,7 @@ class VesselState:
             and self.episodes is None
             and self.approaches is None
             and self.closing is None
+            and not self.gaps
         )
 
     def reset(self) -> None:

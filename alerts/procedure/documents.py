@@ -12,47 +12,29 @@ carry their fields, not their typography.
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
-from importlib import resources
 from typing import Any
 
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.deadlines import compute_deadlines
+from vigia.alerts.procedure.auto_terms import defence_term
 from vigia.alerts.procedure.docmap import draw_evidence_map
+from vigia.alerts.procedure.glyphs import (
+    FONT,
+    add_fonts,
+    check_entered,
+    clean_text,
+    drawn,
+    printable,
+)
 from vigia.alerts.procedure.infractions import POLLUTION_RULES
 from vigia.alerts.procedure.penalties import penalty_article
+from vigia.alerts.procedure.seat_time import fact_time_pt, seat_of, zone_pt
 from vigia.alerts.procedure.workflow import LESTA, check_issuable, regime_of
 from vigia.zones.model import Zone
 
 BLANK = "_" * 28
-#: DejaVu Sans (Debian fonts-dejavu-core 2.37, licence in fonts/LICENSE-DejaVu.txt):
-#: a Unicode font, so any name or address the inspector enters prints
-FONT = "DejaVu"
-_FONTS = resources.files("vigia.alerts.procedure").joinpath("fonts")
-_STYLES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf", "I": "DejaVuSans-Oblique.ttf"}
-#: explicit direction marks, embeddings, overrides and isolates: entered text could
-#: otherwise reorder what the document says around it (a "Trojan Source" name)
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def clean_text(text: str) -> str:
-    """Entered text made safe to print: bidi controls and control, format, surrogate
-    and unassigned characters become U+FFFD, line breaks and tabs stay."""
-    out = []
-    for ch in text:
-        if ch in "\n\t":
-            out.append(ch)
-        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Cn", "Co"):
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-BRT = dt.timezone(dt.timedelta(hours=-3), "Brasília")  # no daylight saving since 2019
 KIND_PT = {
     "platform": "zona de segurança de plataforma",
     "military": "área militar",
@@ -81,12 +63,6 @@ def _dms(value: float, pos: str, neg: str, width: int) -> str:
     deg = int(value)
     minutes = (value - deg) * 60
     return f"{deg:0{width}d}°{minutes:06.3f}'{hemi}".replace(".", ",")
-
-
-def _when(t: float) -> str:
-    utc = dt.datetime.fromtimestamp(t, dt.UTC)
-    local = utc.astimezone(BRT)
-    return f"{utc:%d/%m/%Y %H:%M:%S} UTC ({local:%d/%m/%Y %H:%M} hora de Brasília)"
 
 
 #: ITU-R M.1371-5 Table 53, ship and cargo type, in words (first digit, then exceptions)
@@ -145,9 +121,9 @@ def _date_pt(value: str | None) -> str:
 class _Doc(FPDF):
     def __init__(self, footer_text: str) -> None:
         super().__init__(format="A4")
-        for style, name in _STYLES.items():
-            with resources.as_file(_FONTS.joinpath(name)) as path:
-                self.add_font(FONT, style, str(path))
+        add_fonts(self)
+        #: what the loaded fonts draw: text with anything else is refused, not cut
+        self.points = drawn(self)
         self._footer_text = footer_text
         self.set_margins(15, 15, 15)
         self.set_auto_page_break(True, 18)
@@ -158,7 +134,7 @@ class _Doc(FPDF):
         self.cell(0, 4, f"{self._footer_text} - página {self.page_no()} de {{nb}}", align="C")
 
     def normalize_text(self, text: str) -> str:
-        return super().normalize_text(clean_text(text))
+        return super().normalize_text(printable(clean_text(text), self.points))
 
     def heading(self, text: str) -> None:
         self.ln(1.5)
@@ -211,6 +187,7 @@ def draft(
     lesta = regime_of(lead.rule, lead.procedure) == LESTA
     title, basis = (TITLES if lesta else POLLUTION_TITLES)[kind]
     proc = lead.procedure
+    seat = seat_of(proc, lead.authority)  # facts in its local time (Decreto 2.784/1913)
     info = {**lead.vessel, **(vessel or {})}
     mmsi = lead.mmsi
     chosen = proc.get("vessel") or (proc.get("auto") or {}).get("vessel")
@@ -218,6 +195,12 @@ def draft(
         # ATON-DAMAGE: the lead's MMSI is the aid's; the Auto names the chosen vessel
         info, mmsi = {k: v for k, v in chosen.items() if v is not None}, int(chosen["mmsi"])
     pdf = _Doc(f"Minuta gerada pelo Vigia a partir do indício {lead.id}; conferir antes de assinar")
+    # refused before drawing, naming the field, rather than midway by normalize_text
+    check_entered(proc, pdf.points)
+    check_entered(
+        {"vessel": info, "authority": lead.authority, "zone": zone.name if zone else None},
+        pdf.points,
+    )
     pdf.add_page()
     pdf.set_font(FONT, "B", 11)
     pdf.cell(0, 6, "MARINHA DO BRASIL", align="C", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
@@ -258,12 +241,15 @@ def draft(
         pdf.field("Endereço:", party.get("address"))
 
     pdf.heading("3. LOCAL, DATA E HORA DO FATO")
-    pdf.field("Início:", _when(lead.started_at))
-    pdf.field("Fim:", _when(lead.ended_at) if lead.ended_at is not None else "em curso")
+    pdf.field("Horários:", zone_pt(lead.started_at, *seat))
+    pdf.field("Início:", fact_time_pt(lead.started_at, *seat))
+    pdf.field(
+        "Fim:", fact_time_pt(lead.ended_at, *seat) if lead.ended_at is not None else "em curso"
+    )
     pdf.field(
         "Maior aproximação:",
         f"{_dms(lead.closest_lat, 'N', 'S', 2)} {_dms(lead.closest_lon, 'E', 'W', 3)} "
-        f"(WGS-84), {_when(lead.closest_t)}",
+        f"(WGS-84), {fact_time_pt(lead.closest_t, *seat)}",
     )
     if lead.zone_id:
         pdf.field("Zona:", f"{(zone.name if zone else None) or lead.zone_id} ({lead.zone_id})")
@@ -346,30 +332,17 @@ def _lesta_notice(pdf: _Doc, where: str, notice: dict[str, Any]) -> None:
 def _auto_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     auto = proc.get("auto") or {}
     lesta = regime_of(lead.rule, proc) == LESTA
-    term = (
-        "15 (quinze) dias úteis, contados da data do conhecimento deste Auto "
-        "(NORMAM-07, item 0306 b) I)"
-        if lesta
-        else "20 (vinte) dias, contados da ciência do Laudo Técnico Ambiental, em dias "
-        "consecutivos, excluído o do começo e incluído o do vencimento (NORMAM-07, item 0404)"
-    )
+    term = defence_term(lead.rule, lead.status, proc, seat_of(proc, lead.authority))
     pdf.heading("6. AUTUAÇÃO")
     pdf.para(
         "Constatada a infração acima descrita, lavro o presente AUTO DE INFRAÇÃO, com cópia "
-        f"para o autuado, para julgamento pela Autoridade Competente. O autuado dispõe de {term} "
-        "para apresentar defesa."
+        "para o autuado, para julgamento pela Autoridade Competente. O autuado dispõe de "
+        f"{term.sentence}, para apresentar defesa."
     )
-    defence = next(
-        (d for d in compute_deadlines(lead.rule, lead.status, proc) if d.name == "defesa"), None
-    )
-    pdf.field(
-        "Prazo da defesa:",
-        f"até {defence.due:%d/%m/%Y} ({defence.basis})"
-        if defence
-        else "conta-se da ciência deste Auto (NORMAM-07, item 0306 b) I)"
-        if lesta
-        else "conta-se da ciência do Laudo Técnico Ambiental (NORMAM-07, item 0404 b))",
-    )
+    pdf.field(term.start_label, term.start)
+    pdf.field("Prazo da defesa:", term.due)
+    if term.note:
+        pdf.field("Atenção:", term.note)  # the last day may be later than shown
     article = penalty_article(lead.rule)
     pdf.field(
         "Penalidade prevista:",

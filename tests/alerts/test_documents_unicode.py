@@ -1,5 +1,6 @@
-"""Any entered text prints: drafts from arbitrary Unicode never fail, and bidi controls
-cannot reorder the document (issue 21)."""
+"""Any entered text prints or is refused by name: a draft from arbitrary Unicode either
+succeeds or refuses the one character no bundled font draws, never drops it (issue 32),
+and bidi controls cannot reorder the document (issue 21)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.api.test_procedure import make_lead
-from vigia.alerts.procedure.documents import clean_text, draft
+from vigia.alerts.procedure.documents import draft
+from vigia.alerts.procedure.glyphs import UnprintableTextError, clean_text
 
 BASE = make_lead("L-UNI")
 
@@ -27,7 +29,14 @@ def test_any_text_drafts(name: str, authority: str, kind: str) -> None:
         authority=authority or None,
         procedure={"regime": "lesta", "responsible": [{"role": "comandante", "name": name}]},
     )
-    pdf, _ = draft(kind, lead, None)
+    try:
+        pdf, _ = draft(kind, lead, None)
+    except UnprintableTextError as exc:
+        # refused: the character it names was entered, and the field it came from
+        assert exc.field in ("vessel.name", "authority", "responsible[0].name")
+        code = str(exc).split("U+", 1)[1].split(" ", 1)[0]
+        assert chr(int(code, 16)) in name + authority
+        return
     assert pdf.startswith(b"%PDF")
 
 

@@ -10,11 +10,17 @@ from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import is_installation, made_good_in_band, reclassify
 from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.rules import Approach, VesselMoment, approach_ok, area_rule, is_allowed
 from vigia.alerts.tracking import Hit, VesselState, moment
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.model import Zone, ZoneKind
+
+#: ship types that exempt from military areas by default (docs/leads.md): claims to check
+CLAIMED_TYPES = frozenset({35, 55})
+#: a state ship type claimed by a vessel not on the register of state vessels
+CLAIM_RULE = "ID-TYPE-CLAIM"
 
 
 class ZoneJudge:
@@ -50,6 +56,7 @@ class ZoneJudge:
         info: VesselInfo | None,
         prev_t: float | None,
         register: AuthorisedRegister,
+        state: StateVessels,
     ) -> None:
         """Judge one accepted fix with hits against each zone it is near; open or
         extend the episodes it breaks and hold those it stays near."""
@@ -69,6 +76,17 @@ class ZoneJudge:
             if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
                 continue
             allowed = is_allowed(zone, pos.mmsi, ship_type)
+            # a state ship type (35, 55) exempts on its own word only if the register of
+            # state vessels has the MMSI: otherwise it is judged like any vessel, and
+            # the claim itself is a lead (issue 34; alerts/identity)
+            claim = (
+                allowed
+                and ship_type in CLAIMED_TYPES
+                and pos.mmsi not in zone.allowed_mmsi
+                and state.entry(pos.mmsi, t) is None
+            )
+            if claim:
+                allowed = False
             if zone.kind is ZoneKind.PLATFORM and not allowed:
                 if register.allows(zone, pos.mmsi, t):
                     self.counters["authorised_fixes"] += 1
@@ -112,12 +130,14 @@ class ZoneJudge:
                 thr = self.thr[z]
                 breaks = d <= thr
                 near = d <= thr + cfg.hold_m
-            if breaks:
-                self._extend(vs, pos, rule, z, d, thr, m, authority, info)
-            elif near and vs.episodes:
-                ep = vs.episodes.get((rule, z))
-                if ep is not None:
-                    ep.last_hold_t = max(ep.last_hold_t, t)
+            rules = (rule, CLAIM_RULE) if claim else (rule,)
+            for r in rules:
+                if breaks:
+                    self._extend(vs, pos, r, z, d, thr, m, authority, info)
+                elif near and vs.episodes:
+                    ep = vs.episodes.get((r, z))
+                    if ep is not None:
+                        ep.last_hold_t = max(ep.last_hold_t, t)
         if vs.approaches:
             for z in [z for z in vs.approaches if z not in in_band]:
                 del vs.approaches[z]

@@ -32,6 +32,7 @@ from vigia.alerts.episodes import Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage
 from vigia.alerts.gaps.detect import GapConfig, note_silence
+from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
@@ -65,6 +66,8 @@ class LeadPipeline(Settling):
         self.registry = registry
         # the authorised-vessel register; the worker swaps in a new one after an edit
         self.register = register or AuthorisedRegister()
+        # the register of state vessels (issue 34), swapped in the same way
+        self.state_vessels = StateVessels()
         self.config = config or EpisodeConfig()
         self._zones = index.zones
         self._thr = [float(x) for x in index.threshold_m]
@@ -121,6 +124,8 @@ class LeadPipeline(Settling):
             self._expired_at = -math.inf
             self._revisions = []
             self._gone = {}
+        if "state_vessels" not in state:  # checkpointed before issue 34
+            self.state_vessels = StateVessels()
         if "_coverage" not in state:  # checkpointed before issue 33
             self.gap_config = GapConfig()
             self._coverage = Coverage()
@@ -355,6 +360,7 @@ class LeadPipeline(Settling):
         nxt = LeadPipeline(
             index, self.registry, self.config, register=self.register, gaps=self.gap_config
         )
+        nxt.state_vessels = self.state_vessels
         ended = hand_over(self, nxt)
         distress, self._distress = self._distress, DistressTracker(self.index, self.config)
         distress.index = index
@@ -426,7 +432,9 @@ class LeadPipeline(Settling):
             # before judging: a fix after a long clear spell starts a new episode
             self._close_stale(pos.mmsi, vs, t)
         if hits:
-            self._judge.judge(vs, pos, hits, stopped, sog, info, prev_t, self.register)
+            self._judge.judge(
+                vs, pos, hits, stopped, sog, info, prev_t, self.register, self.state_vessels
+            )
         elif vs.approaches:
             vs.approaches = None
 

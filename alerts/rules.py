@@ -32,6 +32,10 @@ CITATIONS: dict[str, str] = {
     # investigative: AIS kept in operation at all times (SOLAS V/19.2.4.7, ships it
     # covers) and its carriage by the Brazilian rule (NORMAM-28/DHN cap. 2); docs/gaps.md
     "AIS-GAP": "SOLAS V/19.2.4.7; NORMAM-28/DHN cap. 2",
+    # investigative: a state ship type (35, 55) claimed in AIS static data by a vessel
+    # not on the register of state vessels, inside an area that type would exempt it
+    # from; static data must be kept correct (IMO Res. A.1106(29), annex, 4 and 6)
+    "ID-TYPE-CLAIM": "IMO Res. A.1106(29); NORMAM-07/DPC 0212 a)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

@@ -20,6 +20,7 @@ from tests.alerts.scenario_kit import (
     to_positions,
 )
 from vigia.alerts.authorised import Authorisation, AuthorisedRegister, parse_csv
+from vigia.alerts.identity.state_register import StateVessel, StateVessels
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Record, StaticData
@@ -44,9 +45,14 @@ def _crossing(lon: float, lat: float, off_m: float, sog: float = 8.0) -> list[ai
 
 
 def _run(
-    index: ZoneIndex, records: list[Record], register: AuthorisedRegister | None = None
+    index: ZoneIndex,
+    records: list[Record],
+    register: AuthorisedRegister | None = None,
+    state: StateVessels | None = None,
 ) -> list[Lead]:
     pipe = LeadPipeline(index, VesselRegistry(), register=register)
+    if state is not None:
+        pipe.state_vessels = state
     leads = pipe.process(sorted(records, key=lambda r: r.t))
     return leads + pipe.finish()
 
@@ -115,21 +121,32 @@ def test_a_footprint_radius_measures_the_500_m_from_the_hull(tmp_path: Path) -> 
     assert abs(lead.min_distance_m - truth) < 0.5
 
 
-def test_state_craft_are_allowed_at_a_military_base_by_default_and_per_zone(
+def test_state_craft_are_allowed_at_a_military_base_when_registered_and_per_zone(
     bundled: ZoneIndex, tmp_path: Path
 ) -> None:
+    # issue 34: the type earns the exemption only for a vessel on the register of state
+    # vessels; a claim without it is judged like any vessel and is a lead of its own
     _, fiscal = find_zone(bundled, "military", "fiscal")
     x, y = fiscal.geometry.x, fiscal.geometry.y  # type: ignore[attr-defined]
     spot = aisgen.fwd(x, y, 45, 60.0)
-    for ship_type, expected in ((35, []), (55, []), (37, ["SEC-MILITARY"])):
+    registered = StateVessels(
+        [StateVessel(710_200_100 + t, "NAPA", "navy", "test") for t in (35, 55)]
+    )
+    for ship_type, state, expected in (
+        (35, registered, []),
+        (55, registered, []),
+        (35, StateVessels(), ["ID-TYPE-CLAIM", "SEC-MILITARY"]),
+        (37, registered, ["SEC-MILITARY"]),
+    ):
         mmsi = 710_200_100 + ship_type
         recs = [_static(mmsi, ship_type, 40.0), *to_positions(mmsi, _still(*spot))]
-        assert [x.rule for x in _run(bundled, recs)] == expected, ship_type
+        got = sorted(x.rule for x in _run(bundled, recs, state=state))
+        assert got == expected, ship_type
     strict = index_from(
         [feature(Point(x, y), id="m", kind="military", allowed={"ship_types": []})], tmp_path
     )
     recs = [_static(710_200_135, 35, 40.0), *to_positions(710_200_135, _still(*spot))]
-    assert [x.rule for x in _run(strict, recs)] == ["SEC-MILITARY"]
+    assert [x.rule for x in _run(strict, recs, state=registered)] == ["SEC-MILITARY"]
 
 
 def test_a_beach_baseline_offset_moves_the_bands_seaward(

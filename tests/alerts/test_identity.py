@@ -1,0 +1,89 @@
+"""Exemptions must be earned (issue 34): a ship type 35 (military) or 55 (law
+enforcement) exempts from a military area's 200 m only when the register of state
+vessels has the MMSI; otherwise the vessel is judged like any other, and the claim is an
+``ID-TYPE-CLAIM`` lead of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shapely.geometry import Point
+
+from tests.alerts.scenario_kit import (
+    T0,
+    aisgen,
+    feature,
+    index_from,
+    static,
+    to_positions,
+)
+from vigia.alerts.identity.state_register import StateVessel, StateVessels
+from vigia.alerts.lead import Lead
+from vigia.alerts.pipeline import LeadPipeline
+from vigia.ingest.registry import VesselRegistry
+
+BASE = (-43.1712, -22.8978)  # a naval installation in Guanabara Bay
+SHIP = 710_000_201
+
+
+def _leads(tmp_path: Path, ship_type: int, state: StateVessels | None = None,
+           allowed: dict[str, object] | None = None) -> list[Lead]:  # fmt: skip
+    props: dict[str, object] = {"id": "t-base", "kind": "military", "name": "Base Naval"}
+    if allowed is not None:
+        props["allowed"] = allowed
+    index = index_from([feature(Point(*BASE), **props)], tmp_path)
+    # 150 m east of the installation, drifting slowly north for 10 minutes
+    start = aisgen.fwd(*aisgen.fwd(*BASE, 90, 150), 180, 30)
+    fixes = to_positions(SHIP, aisgen.run(*start, course=0, sog_kn=0.2, t0=T0, dt_s=10, n=60))
+    pipe = LeadPipeline(index, VesselRegistry())
+    if state is not None:
+        pipe.state_vessels = state
+    out: list[Lead] = []
+    for batch in ([static(SHIP, ship_type)], fixes):
+        out += pipe.process(batch) + pipe.expire(pipe.stream_time)
+    return out + pipe.finish()
+
+
+def _rules(leads: list[Lead]) -> list[str]:
+    return sorted(x.rule for x in leads)
+
+
+def test_a_type_35_not_on_the_register_150_m_from_a_base_raises_both_leads(
+    tmp_path: Path,
+) -> None:
+    leads = _leads(tmp_path, 35)
+    assert _rules(leads) == ["ID-TYPE-CLAIM", "SEC-MILITARY"]
+    claim = next(x for x in leads if x.rule == "ID-TYPE-CLAIM")
+    assert claim.zone_id == "t-base" and claim.vessel["ship_type"] == 35
+    assert abs(claim.min_distance_m - 150.0) < 2.0
+    assert claim.citation.startswith("IMO Res. A.1106(29)")
+
+
+def test_a_type_55_not_on_the_register_is_judged_like_any_vessel(tmp_path: Path) -> None:
+    assert _rules(_leads(tmp_path, 55)) == ["ID-TYPE-CLAIM", "SEC-MILITARY"]
+
+
+def test_one_on_the_register_raises_neither(tmp_path: Path) -> None:
+    state = StateVessels([StateVessel(SHIP, "NAPA TESTE", "navy", "https://example.org/src")])
+    assert _leads(tmp_path, 35, state) == []
+
+
+def test_a_register_entry_that_has_expired_earns_nothing(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    ended = datetime.fromtimestamp(T0 - 1, tz=UTC)  # one second before the first fix
+    state = StateVessels([StateVessel(SHIP, "EX-NAPA", "navy", "src", valid_to=ended)])
+    assert _rules(_leads(tmp_path, 35, state)) == ["ID-TYPE-CLAIM", "SEC-MILITARY"]
+    at = datetime.fromtimestamp(T0 + 600, tz=UTC)  # valid through the whole visit
+    state = StateVessels([StateVessel(SHIP, "NAPA", "navy", "src", valid_to=at)])
+    (tmp_path / "x").mkdir()
+    assert _leads(tmp_path / "x", 35, state) == []
+
+
+def test_an_allow_list_by_mmsi_is_the_zone_s_own_word_not_a_claim(tmp_path: Path) -> None:
+    leads = _leads(tmp_path, 35, allowed={"mmsi": [SHIP], "ship_types": [35, 55]})
+    assert leads == []
+
+
+def test_a_fishing_boat_is_no_claim(tmp_path: Path) -> None:
+    assert _rules(_leads(tmp_path, 30)) == ["SEC-MILITARY"]

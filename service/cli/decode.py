@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +57,18 @@ def run(args: argparse.Namespace) -> int:
     csv_counters = IngestCounters()
     write = sys.stdout.write
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-    for path in files:
-        records = read_csv(path, counters=csv_counters) if is_csv(path) else feed(path)
-        for rec in records:
+    readers: list[Callable[[], Iterable[Record]]] = [
+        partial(read_csv, path, counters=csv_counters) if is_csv(path) else partial(feed, path)
+        for path in files
+    ]
+    # the end of the input gives up every group still waiting (a signal report or other
+    # member that never came): the complete messages it holds are decoded then, and are
+    # written like any other (issue 35: they were counted, then dropped)
+    readers.append(ingestor.flush)
+    for read in readers:
+        for rec in read():
             write(dumps(record_to_json(rec)))
             write("\n")
-    ingestor.flush()
     sys.stdout.flush()
     summary = ingestor.counters.summary()
     if csv_counters.lines:

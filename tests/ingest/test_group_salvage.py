@@ -6,6 +6,8 @@ oracle of what each message is; both decoders (per line and batch) must agree.
 
 from __future__ import annotations
 
+import argparse
+import json
 import socket
 import threading
 import time
@@ -33,6 +35,11 @@ POS_B = "!AIVDM,1,1,,B,15M67FC000G?ufbE`FepT@3n00Sa,0*5C"
 T5 = (
     "!AIVDM,2,1,1,A,55?MbV02;H;s<HtKR20EHE:0@T4@Dn2222222216L961O5Gf0NSQEp6ClRp8,0*1C",
     "!AIVDM,2,2,1,A,88888888880,2*25",
+)
+# the two sentences of the real group of 3 (libais) whose $SAVSI member is lost below
+T5_SAVDM = (
+    "!SAVDM,2,1,7,B,59NSGLD2Cn5@CDLkN21Tu8dL5@F2222222222216EHMC=4w`0L@hEPC`8888,0*1A",
+    "!SAVDM,2,2,7,B,88888888880,2*3A",
 )
 VSI = "$ARVSI,r003669946,,000052.59031009,1972,-108,0*1B"
 C_TIME = 1_428_451_252  # the group's c: (2015-04-08), on its first line only
@@ -220,3 +227,29 @@ def test_real_captures_lose_nothing_when_groups_never_complete(name: str, drop: 
     assert {(r.msg_type, r.mmsi) for r in recs} == kept(want)
     checked, differ = compare(texts, 64, NOW)
     assert checked["records"] >= len(recs) and sum(differ.values()) == 0
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["per-line", "batch"])
+def test_vigia_decode_writes_the_messages_of_groups_left_at_the_end(
+    batch: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """issue 35: the real capture with its signal reports lost ends with a group of 2 that
+    has only its position line and a group of 3 whose $SAVSI never comes. Nothing after
+    them gives them up, so the end of the input does; ``vigia decode`` counted their
+    messages and wrote neither (5 of the 7 records pyais's messages make)."""
+    from vigia.service.cli import decode
+
+    path = tmp_path / "lost_vsi.nmea"
+    texts = (FIXTURES / "libais_tagblock_groups.nmea").read_text().splitlines()
+    path.write_text("\n".join(t for t in texts if "VSI," not in t) + "\n")
+    # 0 bytes: every input is "large", so the batch decoder reads it
+    monkeypatch.setattr(decode, "SMALL_INPUT_BYTES", 0 if batch else 1 << 30)
+    assert decode.run(argparse.Namespace(files=[str(path)])) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(out) == 7
+    # the last two, each with its own group's c: and s: (read off the lines by hand)
+    # (1428451200 is 2015-04-08 00:00:00 UTC: 16,533 days of 86,400 s)
+    assert [(o["msg_type"], o["mmsi"], o["t"], o["source"]) for o in out[-2:]] == [
+        (1, mmsi_of(POS_A), "2015-04-08T00:00:52Z", "r003669946"),  # c:1428451252
+        (5, mmsi_of(*T5_SAVDM), "2015-04-08T00:00:06Z", "D13MN-PS-MTEBS1"),  # c:1428451206
+    ]

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vigia.service.settings import ArchiveSettings, DatabaseSettings, archive_path
+
+if TYPE_CHECKING:
+    from vigia.service.db.archive_files import BadEntry
 
 
 def register(sub: Any) -> None:
@@ -18,7 +22,9 @@ def register(sub: Any) -> None:
             "Move every UTC day of positions that ended at least DAYS ago from the store "
             "to VIGIA_ARCHIVE_DIR (one GeoParquet folder per day), checking each day's "
             "files before the day leaves the store. Safe to interrupt and rerun. Leads, "
-            "the procedure and ballast audits stay in the store."
+            "the procedure and ballast audits stay in the store. A bad entry met in the "
+            "archive (corrupt, not Parquet, a link or fifo) is moved into its _quarantine "
+            "folder and listed as a bad_file line."
         ),
     )
     p.add_argument(
@@ -29,7 +35,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Archive the configured store; one JSON line per day moved."""
+    """Archive the configured store; one JSON line per day moved, and one per bad entry
+    met in the archive (``bad_file``, relative to the archive; ``moved_to`` is null when
+    it was left in place)."""
     from vigia.service.db.archive import Archiver
     from vigia.service.db.repository import SqlRepository
     from vigia.service.db.store import open_repository
@@ -46,10 +54,27 @@ def run(args: argparse.Namespace) -> int:
     try:
         repo.migrate()
         assert isinstance(repo, SqlRepository)
-        for report in Archiver(repo.engine, root).run(args.older_than):
+        archiver = Archiver(repo.engine, root)
+        try:
+            reports = archiver.run(args.older_than)
+        finally:  # what was moved aside, even when a day then failed
+            for bad in archiver.bad:
+                print(json.dumps(_bad_line(bad, root)))
+        for report in reports:
             print(
                 json.dumps({"day": report.day, "stored": report.stored, "written": report.written})
             )
     finally:
         repo.close()
     return 0
+
+
+def _bad_line(bad: BadEntry, root: Path) -> dict[str, Any]:
+    from vigia.service.db.archive_format import day_name
+
+    return {
+        "bad_file": str(bad.path.relative_to(root)),
+        "day": None if bad.day is None else day_name(bad.day),
+        "reason": bad.reason,
+        "moved_to": None if bad.moved_to is None else str(bad.moved_to.relative_to(root)),
+    }

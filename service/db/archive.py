@@ -14,6 +14,12 @@ A kill at any point leaves either the day in the store only (before the rename),
 both (between the rename and the delete: a rerun writes nothing new and deletes), or in
 the archive only. Readers take a position found in both once (``archive_read``). Leads,
 the procedure and ballast audits live in other tables: nothing here touches them.
+
+A bad entry in the folder (``archive_files``) never stops a run: the run opens only the
+files of the day it writes, moves a bad one aside (that day's stored rows then go to a
+new file, written under a temporary name and renamed, as always) and lists it in
+``Archiver.bad``. A file of that day the system cannot read (an I/O error) keeps the day
+in the store until a later run can.
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ import fcntl
 import io
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,19 +39,23 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as csv
-import pyarrow.parquet as pq
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
 from vigia.ingest.errors import VigiaError
+from vigia.service.db.archive_files import (
+    UNREADABLE,
+    ArchiveFolder,
+    ArchiveGaps,
+    BadEntry,
+    scan,
+)
 from vigia.service.db.archive_format import (
     DAY_S,
     ROW_GROUP,
     STORE_TYPES,
     day_name,
     day_of,
-    parts,
-    remove_temporaries,
     table_from_arrow,
     table_from_columns,
     write_part,
@@ -69,6 +81,10 @@ class _Changed(Exception):
     """The day's stored rows are not the ones archived (rolls the drop back)."""
 
 
+class _Unreadable(Exception):
+    """A file of the day could not be read (the day waits for a later run)."""
+
+
 @dataclass(frozen=True, slots=True)
 class DayReport:
     """What one day's move did."""
@@ -91,6 +107,9 @@ class Archiver:
         self._engine = engine
         self._root = root
         self._pg = engine.dialect.name == "postgresql"
+        #: the bad entries the last run met (moved aside, or left when unreadable)
+        self.bad: list[BadEntry] = []
+        self._folder = ArchiveFolder(root, on_bad=self.bad.append)
 
     def run(self, older_than_days: float, now: float | None = None) -> list[DayReport]:
         """Archive every day that ended at least ``older_than_days`` before ``now``; the
@@ -99,19 +118,30 @@ class Archiver:
         cutoff = (time.time() if now is None else now) - older_than_days * DAY_S
         bound = day_of(cutoff) * DAY_S  # start of the first day kept
         self._root.mkdir(parents=True, exist_ok=True)
-        with open(self._root / ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            remove_temporaries(self._root)
+        self.bad.clear()
+        with self.hold():
+            self._folder.remove_temporaries()
             reports = []
             lo = -float("inf")
             while (day := self._next_day(lo, bound)) is not None:
-                reports.append(self._archive_day(day))
+                report = self._archive_day(day)
+                if report is not None:
+                    reports.append(report)
                 lo = (day + 1) * DAY_S
             if self._pg:
                 self._drop_empty_partitions(bound)
             else:
                 self._vacuum()
         return reports
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """Hold the folder's lock: every other run of it waits meanwhile (a backup
+        holds it so that no day moves between its copy of the store and of the folder)."""
+        self._root.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(self._lock_file(), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
     def _next_day(self, lo: float, hi: float) -> int | None:
         """The first day from ``lo`` to ``hi`` holding a position."""
@@ -138,10 +168,33 @@ class Archiver:
             ).scalar()
         return first if t is None else day_of(float(t))
 
-    def _archive_day(self, day: int) -> DayReport:
+    def _lock_file(self) -> int:
+        """The folder's lock file, opened for writing; never a link (opening one for
+        writing would write wherever it points) nor a fifo (opening one blocks)."""
+        path = self._root / ".lock"
+        self._folder.clear(None, path, stat.S_ISREG, "not a file")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise ArchiveError(f"the lock file {path} cannot be opened: {exc}") from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ArchiveError(f"the lock file {path} is not a regular file")
+        return fd
+
+    def _archive_day(self, day: int) -> DayReport | None:
         began = time.perf_counter()
         for _ in range(ATTEMPTS):
-            read = _DayRead(self._engine, day, _archived_keys(self._root, day))
+            try:
+                keys = self._archived_keys(day)
+            except _Unreadable:
+                log.warning("day %s stays in the store: a file of it is unreadable", day_name(day))
+                return None
+            if self._folder.real_day_dir(day) is None:
+                log.warning("day %s stays in the store: its folder is not one", day_name(day))
+                return None
+            read = _DayRead(self._engine, day, keys)
             name = f"{time.time_ns()}-{os.getpid()}"
             _path, written = write_part(self._root, day, name, read.tables())
             if self._drop_day(day, read.stored):
@@ -149,6 +202,27 @@ class Archiver:
                 return DayReport(day_name(day), read.stored, written, time.perf_counter() - began)
             log.info("day %s gained positions while archived; reading it again", day_name(day))
         raise ArchiveError(f"day {day_name(day)} kept changing; it stays in the store")
+
+    def _archived_keys(self, day: int) -> set[tuple[int, float]] | None:
+        """The (MMSI, time) of every position the day's files hold, or None when it has
+        no file (the usual case: only a rerun after a kill finds some). Bad files are
+        moved aside first; one the system cannot read raises ``_Unreadable`` (what it
+        holds is unknown, so a new file could double it)."""
+        gaps = ArchiveGaps()
+        files = self._folder.files(day, day, gaps)
+        keys: set[tuple[int, float]] = set()
+        found = False
+        for d, path in files:
+            tab = self._folder.read(d, path, lambda fh: scan(fh, ["mmsi", "t"]), gaps)
+            if tab is not None:
+                found = True
+                pairs = zip(
+                    tab.column("mmsi").to_pylist(), tab.column("t").to_pylist(), strict=True
+                )
+                keys.update(pairs)
+        if UNREADABLE in gaps.reasons(day):
+            raise _Unreadable
+        return keys if found else None
 
     def _drop_day(self, day: int, expected: int) -> bool:
         try:
@@ -248,19 +322,6 @@ def _daily_partitions(conn: Connection) -> list[str]:
 def _partition_start(name: str) -> float:
     digits = name[len("positions_d") :]
     return datetime.strptime(digits, "%Y%m%d").replace(tzinfo=UTC).timestamp()
-
-
-def _archived_keys(root: Path, day: int) -> set[tuple[int, float]] | None:
-    """The (MMSI, time) of every position the day's files hold, or None when it has no
-    file (the usual case: only a rerun after a kill finds some)."""
-    files = parts(root, day)
-    if not files:
-        return None
-    keys: set[tuple[int, float]] = set()
-    for f in files:
-        tab = pq.read_table(f, columns=["mmsi", "t"])
-        keys.update(zip(tab.column("mmsi").to_pylist(), tab.column("t").to_pylist(), strict=True))
-    return keys
 
 
 class _DayRead:

@@ -3,7 +3,8 @@
 A day's folder ``day=YYYY-MM-DD`` (Hive style, so DuckDB and pyarrow read the day as a
 column) holds one or more ``part-*.parquet`` files, each sorted by MMSI then time. A
 file is written under a temporary name, flushed to disk and renamed: a reader never
-sees half a file, and a ``.tmp`` left by a killed run is ignored and removed.
+sees half a file, and a ``.tmp`` left by a killed run is ignored and removed. What the
+folder holds is never trusted when read back (``archive_files``).
 
 Columns are the stored position's own, with the location as a GeoParquet 1.1 *native*
 ``point`` geometry (a struct of x and y doubles, GeoArrow's layout) instead of WKB or a
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +34,6 @@ from vigia.ingest.records import Position
 
 DAY_S = 86_400
 ROW_GROUP = 131_072  # rows; a vessel's track read touches one or two groups per day
-_DAY_DIR = re.compile(r"^day=(\d{4}-\d{2}-\d{2})$")
 
 POINT = pa.struct([pa.field("x", pa.float64(), False), pa.field("y", pa.float64(), False)])
 BBOX = pa.struct([pa.field(n, pa.float32(), False) for n in ("xmin", "ymin", "xmax", "ymax")])
@@ -87,25 +86,6 @@ def day_name(day: int) -> str:
 def day_dir(root: Path, day: int) -> Path:
     """The folder of one UTC day."""
     return root / f"day={day_name(day)}"
-
-
-def archived_days(root: Path) -> list[int]:
-    """Every day that has a folder, ascending."""
-    if not root.is_dir():
-        return []
-    out = []
-    for child in root.iterdir():
-        m = _DAY_DIR.match(child.name)
-        if m and child.is_dir():
-            d = datetime.strptime(m.group(1), "%Y-%m-%d").replace(tzinfo=UTC)
-            out.append(int(d.timestamp()) // DAY_S)
-    return sorted(out)
-
-
-def parts(root: Path, day: int) -> list[Path]:
-    """A day's finished files (never a temporary one)."""
-    folder = day_dir(root, day)
-    return sorted(folder.glob("part-*.parquet")) if folder.is_dir() else []
 
 
 def _outwards(values: np.ndarray[Any, Any], up: bool) -> np.ndarray[Any, Any]:
@@ -182,6 +162,9 @@ def write_part(root: Path, day: int, name: str, tables: Iterable[pa.Table]) -> t
         column_encoding=dict.fromkeys(_DOUBLES + _FLOATS, "BYTE_STREAM_SPLIT"),
         write_statistics=True,
         write_page_index=True,
+        # a CRC32 per page: a byte spoiled on disk is then found on read, not decoded
+        # into a wrong time or place (archive_files checks them)
+        write_page_checksum=True,
     ) as writer:
         for tab in tables:
             expected += tab.num_rows
@@ -208,15 +191,6 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def remove_temporaries(root: Path) -> int:
-    """Delete the temporary files a killed run left; returns how many."""
-    n = 0
-    for tmp in root.glob("day=*/.part-*.parquet.tmp") if root.is_dir() else []:
-        tmp.unlink(missing_ok=True)
-        n += 1
-    return n
 
 
 def positions_from_table(tab: pa.Table) -> list[Position]:

@@ -15,6 +15,7 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db.archive_files import ArchiveGaps
 from vigia.zones.model import Zone
 
 BBox = tuple[float, float, float, float]  # min lon, min lat, max lon, max lat
@@ -106,12 +107,22 @@ class Repository(Protocol):
         *,
         limit: int | None = None,
         offset: int = 0,
+        gaps: ArchiveGaps | None = None,
     ) -> list[Position]:
         """One vessel's positions between two Unix times, oldest first; at most ``limit``
-        of them (all when None), skipping the first ``offset``."""
+        of them (all when None), skipping the first ``offset``. Days of the archive that
+        could not be read are left out and named in ``gaps``."""
 
-    def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
-        """MMSIs with a stored position inside ``bbox`` between two Unix times, ascending."""
+    def vessels_in_bbox(
+        self,
+        bbox: BBox,
+        start: float,
+        end: float,
+        limit: int,
+        gaps: ArchiveGaps | None = None,
+    ) -> list[int]:
+        """MMSIs with a stored position inside ``bbox`` between two Unix times, ascending
+        (unread days of the archive named in ``gaps``)."""
 
     # zones (versioned: an edit makes a new version)
     def put_zones(self, zones: Sequence[Zone]) -> list[Zone]:

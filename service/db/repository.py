@@ -25,6 +25,7 @@ from vigia.service.db import procedure_store as ps
 from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.admin_store import AdminStore
+from vigia.service.db.archive_files import ArchiveGaps
 from vigia.service.db.archive_read import ArchiveReader, merge_tracks
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
 from vigia.service.db.engine import migrate
@@ -201,6 +202,11 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
             rows = conn.execute(pos.latest_sql(self._pg, bbox is not None), params).all()
         return [row_position(r._mapping) for r in rows]
 
+    @property
+    def archive(self) -> ArchiveReader | None:
+        """The archive behind the store's positions (None: the store alone)."""
+        return self._archive
+
     def track(
         self,
         mmsi: int,
@@ -209,15 +215,17 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
         *,
         limit: int | None = None,
         offset: int = 0,
+        gaps: ArchiveGaps | None = None,
     ) -> list[Position]:
         """One vessel's positions between two Unix times (inclusive), oldest first; at
         most ``limit`` (all when None) after skipping ``offset``. The store and the
-        archive are read as one: a page is cut from their merged order."""
+        archive are read as one: a page is cut from their merged order. Archived days
+        that could not be read are named in ``gaps``."""
         if self._archive is None:
             return self._hot_track(mmsi, start, end, limit=limit, offset=offset)
         need = None if limit is None else offset + limit
         hot = self._hot_track(mmsi, start, end, limit=need, offset=0)
-        cold = self._archive.track(mmsi, start, end, need)
+        cold = self._archive.track(mmsi, start, end, need, gaps)
         merged = merge_tracks(hot, cold)
         return merged[offset : None if need is None else need]
 
@@ -238,10 +246,17 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
             rows = conn.execute(pos.track_sql(paged), params).all()
         return [row_position(r._mapping) for r in rows]
 
-    def vessels_in_bbox(self, bbox: BBox, start: float, end: float, limit: int) -> list[int]:
+    def vessels_in_bbox(
+        self,
+        bbox: BBox,
+        start: float,
+        end: float,
+        limit: int,
+        gaps: ArchiveGaps | None = None,
+    ) -> list[int]:
         """MMSIs with a position inside ``bbox`` (inclusive) between two Unix times
-        (inclusive), ascending, in the store or the archive; PostGIS prunes daily
-        partitions on ``t`` and uses the GiST on ``geom``."""
+        (inclusive), ascending, in the store or the archive (unread days named in
+        ``gaps``); PostGIS prunes daily partitions on ``t`` and uses the GiST on ``geom``."""
         params: dict[str, Any] = {"start": start, "end": end, "limit": limit}
         params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
         with self._tx() as conn:
@@ -249,7 +264,8 @@ class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
         found = [int(r[0]) for r in rows]
         if self._archive is None:
             return found
-        return sorted(set(found) | self._archive.vessels_in_bbox(bbox, start, end))[:limit]
+        cold = self._archive.vessels_in_bbox(bbox, start, end, gaps)
+        return sorted(set(found) | cold)[:limit]
 
     def count_positions(self) -> int:
         """How many positions the store holds (the archive's are not counted)."""

@@ -201,6 +201,9 @@ def create_app(
             runtime.live, runtime.dispatcher, repo if isinstance(repo, LiveStore) else None
         )
         metrics.attach_live(lambda: live)
+        if isinstance(repo, SqlRepository) and repo.archive is not None:
+            folder = repo.archive.folder
+            metrics.attach_archive(lambda: folder)
         if settings.api.gc_freeze:
             # young collections every 5,000 allocations: short pauses for the event loop
             # (GET /leads p99 99-193 ms over five runs of benchmarks.sse_load, against
@@ -211,6 +214,7 @@ def create_app(
         finally:
             metrics.attach(lambda: None)
             metrics.attach_live(LiveSources)
+            metrics.attach_archive(lambda: None)
             app.state.worker = None
             runtime.close()
 

@@ -12,6 +12,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from vigia.service.db.archive_files import ArchiveFolder
 from vigia.service.http.metrics_live import LiveCollector, LiveSources
 from vigia.service.runtime.snapshot import IngestSnapshot
 
@@ -107,6 +108,33 @@ class _SnapshotCollector(Collector):
         )
 
 
+class _ArchiveCollector(Collector):
+    """What became of bad entries in the position archive (none without an archive)."""
+
+    def __init__(self, source: Callable[[], ArchiveFolder | None]) -> None:
+        self._source = source
+
+    def collect(self) -> Iterator[Metric]:
+        folder = self._source()
+        if folder is None:
+            return
+        bad = CounterMetricFamily(
+            "vigia_archive_bad_files",
+            "Archive entries this process found bad and did not read, by reason (corrupt "
+            "and not_regular once, as they are moved aside; unreadable at each read)",
+            labels=["reason"],
+        )
+        for reason, n in folder.counts().items():
+            bad.add_metric([reason], n)
+        yield bad
+        yield GaugeMetricFamily(
+            "vigia_archive_quarantined_files",
+            "Entries in the archive's _quarantine folder, moved there by any process; "
+            "each names its day missing until an operator clears it",
+            value=folder.quarantined(),
+        )
+
+
 class ServiceMetrics:
     """The app's metrics registry, fed by whatever snapshot source is attached."""
 
@@ -116,6 +144,8 @@ class ServiceMetrics:
         self.registry.register(_SnapshotCollector(lambda: self._source()))
         self._live: Callable[[], LiveSources] = LiveSources
         self.registry.register(LiveCollector(lambda: self._live()))
+        self._archive: Callable[[], ArchiveFolder | None] = lambda: None
+        self.registry.register(_ArchiveCollector(lambda: self._archive()))
 
     def attach(self, source: Callable[[], IngestSnapshot | None]) -> None:
         """Read counts from ``source`` (the worker's snapshot) from now on."""
@@ -124,6 +154,10 @@ class ServiceMetrics:
     def attach_live(self, source: Callable[[], LiveSources]) -> None:
         """Read SSE and webhook figures from ``source`` from now on."""
         self._live = source
+
+    def attach_archive(self, source: Callable[[], ArchiveFolder | None]) -> None:
+        """Read the archive's bad-entry figures from ``source`` from now on."""
+        self._archive = source
 
     def render(self) -> bytes:
         """The Prometheus text exposition of every metric."""

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vigia.alerts.ballast.screening import PORT_KINDS, screen_arrivals_between
 from vigia.ingest.records import flag_mid, iso_utc
+from vigia.service.db.archive_files import ArchiveGaps
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import RequestInvalidError
 from vigia.service.http.deps import require_role
@@ -36,6 +37,7 @@ EXAMPLE_ARRIVALS: dict[str, Any] = {
     "candidates": 2,
     "numberMatched": 1,
     "numberReturned": 1,
+    "missing_days": [],
     "arrivals": [
         {
             "mmsi": 636012345,
@@ -78,6 +80,20 @@ class Arrival(BaseModel):
     )
 
 
+class MissingDay(BaseModel):
+    """A day whose archived positions could not be read: they are absent from the answer."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"day": "2024-04-20", "reasons": ["corrupt"]}]}
+    )
+    day: str = Field(description="the UTC day, YYYY-MM-DD")
+    reasons: list[str] = Field(
+        description="corrupt (not Parquet, cut short, a failed checksum, foreign columns) "
+        "or not_regular (a link, fifo or the like): moved aside into the archive's "
+        "_quarantine; unreadable (an I/O error): left in place, tried again next time"
+    )
+
+
 class ArrivalsResponse(BaseModel):
     """Arrivals in the window, newest first."""
 
@@ -90,6 +106,11 @@ class ArrivalsResponse(BaseModel):
     numberMatched: int
     numberReturned: int
     arrivals: list[Arrival]
+    missing_days: list[MissingDay] = Field(
+        default_factory=list,
+        description="days of the window or lookback whose archived positions could not "
+        "be read: arrivals and screenings there are judged without them",
+    )
 
 
 def find_arrivals(
@@ -98,16 +119,18 @@ def find_arrivals(
     start: float,
     end: float,
     lookback_s: float,
+    gaps: ArchiveGaps | None = None,
 ) -> tuple[int, list[tuple[float, int, dict[str, Any]]]]:
     """Candidates' count and every (time, mmsi, screening) arrival from beyond 200 nm at a
-    port or anchorage zone in [start, end], newest first."""
+    port or anchorage zone in [start, end], newest first; archived days that could not
+    be read are named in ``gaps``."""
     zones, _ = repo.list_zones(None, end, None)
     ports = [z for z in zones if z.kind in PORT_KINDS]
     candidates: set[int] = set()
     for z in ports:
         bounds = z.geometry.bounds
         found = repo.vessels_in_bbox(
-            (bounds[0], bounds[1], bounds[2], bounds[3]), start, end, MAX_CANDIDATES + 1
+            (bounds[0], bounds[1], bounds[2], bounds[3]), start, end, MAX_CANDIDATES + 1, gaps
         )
         if len(found) > MAX_CANDIDATES:
             raise RequestInvalidError(
@@ -116,7 +139,7 @@ def find_arrivals(
         candidates.update(found)
     out = []
     for mmsi in sorted(candidates):
-        track = repo.track(mmsi, start - lookback_s, end, limit=MAX_TRACK_POINTS + 1)
+        track = repo.track(mmsi, start - lookback_s, end, limit=MAX_TRACK_POINTS + 1, gaps=gaps)
         if len(track) > MAX_TRACK_POINTS:
             raise RequestInvalidError(
                 f"MMSI {mmsi} has more than {MAX_TRACK_POINTS} positions in the lookback; "
@@ -171,7 +194,8 @@ def get_arrivals(
         raise RequestInvalidError("start is after end")
     if hi - lo > MAX_WINDOW_DAYS * DAY:
         raise RequestInvalidError(f"the window is longer than {MAX_WINDOW_DAYS:g} days")
-    candidates, found = find_arrivals(repo, assessor, lo, hi, lookback_days * DAY)
+    gaps = ArchiveGaps()
+    candidates, found = find_arrivals(repo, assessor, lo, hi, lookback_days * DAY, gaps)
     page = [arrival_item(repo, mmsi, doc) for _, mmsi, doc in found[:limit]]
     return {
         "start": iso_utc(lo),
@@ -182,4 +206,5 @@ def get_arrivals(
         "numberMatched": len(found),
         "numberReturned": len(page),
         "arrivals": page,
+        "missing_days": gaps.json(),
     }

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 
 from vigia.ingest.records import Position, VesselInfo, device_class, flag_mid, iso_utc, record_json
+from vigia.service.db.archive_files import ArchiveGaps
 from vigia.service.db.protocol import Repository
 from vigia.service.errors import NotFoundError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
@@ -52,6 +53,11 @@ EXAMPLE_TRACK: dict[str, Any] = {
         },
         EXAMPLE_POINT,
     ],
+    "numberReturned": 2,
+    "links": [],
+    # a day of the range whose archived file could not be read: its positions are
+    # absent from this answer (docs/archive.md, "A bad file in the archive")
+    "missing_days": [{"day": "2024-02-29", "reasons": ["corrupt"]}],
 }
 EXAMPLE_VESSEL: dict[str, Any] = {
     "mmsi": 710000001,
@@ -160,14 +166,20 @@ def track(
     offset: Annotated[int, Query(ge=0, le=100_000_000)] = 0,
 ) -> GeoJSONResponse:
     """Positions between two times, oldest first and a page at a time: a LineString
-    feature, then one Point per position; ``links`` holds ``next`` while more remain."""
+    feature, then one Point per position; ``links`` holds ``next`` while more remain.
+
+    ``missing_days`` lists the days of the range whose archived positions could not be
+    read (a corrupt or foreign file in the archive, moved aside), each with its reasons
+    (``corrupt``, ``not_regular``, ``unreadable``): those days' positions are absent. It
+    is empty when the answer is whole."""
     t0, t1 = parse_time(start, "start"), parse_time(end, "end")
     check_order(t0, t1)
     api = settings.api
     size = api.track_default_limit if limit is None else limit
     if size > api.track_max_limit:
         raise RequestInvalidError(f"limit is at most {api.track_max_limit} positions a page")
-    rows = repo.track(mmsi, t0, t1, limit=size, offset=offset)
+    gaps = ArchiveGaps()
+    rows = repo.track(mmsi, t0, t1, limit=size, offset=offset, gaps=gaps)
     points = [p for p in rows if p.lon is not None and p.lat is not None]
     features: list[dict[str, Any]] = []
     if len(points) >= 2:
@@ -190,6 +202,7 @@ def track(
         "features": features,
         "numberReturned": len(points),
         "links": page_links(request, offset, size, len(rows), None),
+        "missing_days": gaps.json(),
     }
     return GeoJSONResponse(body)
 

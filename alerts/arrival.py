@@ -26,6 +26,7 @@ allowed lateness and retractions; the bound is the pipeline's ``lateness_s``.
 
 from __future__ import annotations
 
+import copy
 from bisect import bisect_left, bisect_right
 from typing import Any
 
@@ -99,6 +100,12 @@ def clone_state(vs: VesselState) -> VesselState:
     c.seen = vs.seen  # a tuple: never changed in place
     if vs.gaps:
         c.gaps = list(vs.gaps)  # gaps are never changed once found
+    if vs.tracks:
+        c.tracks = [copy.copy(tr) for tr in vs.tracks]
+    if vs.shared:
+        c.shared = list(vs.shared)
+    if vs.segs:
+        c.segs = {k: clone_state(sv) for k, sv in vs.segs.items()}
     return c
 
 

@@ -15,6 +15,10 @@ from vigia.alerts.rules import ApproachPolicy
 from vigia.ingest.records import VesselInfo
 from vigia.zones.model import Zone
 
+#: a segment of an MMSI other than the vessel's own is judged under mmsi + k * SEG_KEY
+#: (alerts/identity/segments.py); its leads carry the MMSI and ``details.segment``
+SEG_KEY = 1_000_000_000
+
 
 @dataclass(frozen=True, slots=True)
 class EpisodeConfig:
@@ -125,8 +129,11 @@ class Episode:
         """The lead for this episode, closed (``ended_at`` set) or still open."""
         assert self.first is not None and self.last is not None and self.closest is not None
         seen = {id(p): p for p in (self.first, *self.samples, self.closest, self.last)}
+        mmsi, segment = self.mmsi % SEG_KEY, self.mmsi // SEG_KEY
+        if segment:
+            self.notes["segment"] = segment
         return build_lead(
-            mmsi=self.mmsi,
+            mmsi=mmsi,
             rule=self.rule,
             zone=zone,
             started_at=self.started_at,
@@ -134,7 +141,7 @@ class Episode:
             key_point=self.closest,
             points=sorted(seen.values(), key=lambda e: e.t),
             cap=cap,
-            vessel=vessel_json(self.mmsi, info),
+            vessel=vessel_json(mmsi, info),
             max_sog_kn=self.max_sog,
             raw_sentences=self.closest_raw,
             authority=self.authority,

@@ -6,15 +6,18 @@ in one sitting: here is what breaks a rule, there is when.
 
 from __future__ import annotations
 
+from typing import Any
+
 from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import is_installation, made_good_in_band, reclassify
 from vigia.alerts.bearings import BeachBearings
-from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.rules import Approach, VesselMoment, approach_ok, area_rule, is_allowed
 from vigia.alerts.tracking import Hit, VesselState, moment
 from vigia.ingest.records import Position, VesselInfo
+from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import Zone, ZoneKind
 
 #: ship types that exempt from military areas by default (docs/leads.md): claims to check
@@ -46,6 +49,22 @@ class ZoneJudge:
         self.counters = counters
         self.open = open_
 
+    def hits(self, index: ZoneIndex, lon_a: Any, lat_a: Any) -> list[list[Hit] | None]:
+        """Each position's (zone, distance) pairs within the hold margin, one zone query
+        for the lot; bearings to beaches prepared for the same batch."""
+        hits = index.evaluate(lon_a, lat_a, margin_m=self.config.hold_m)
+        per_pos: list[list[Hit] | None] = [None] * len(lon_a)
+        for i, z, d in zip(
+            hits.pos.tolist(), hits.zone.tolist(), hits.distance_m.tolist(), strict=True
+        ):
+            lst = per_pos[i]
+            if lst is None:
+                per_pos[i] = [(z, d)]
+            else:
+                lst.append((z, d))
+        self.bearings.prepare(hits, lon_a, lat_a)
+        return per_pos
+
     def judge(
         self,
         vs: VesselState,
@@ -64,6 +83,7 @@ class ZoneJudge:
         assert pos.lon is not None and pos.lat is not None
         t = pos.t
         m = moment(vs, pos, info, stopped, sog, cfg)
+        mmsi = pos.mmsi % SEG_KEY  # a segment's state is keyed beyond the MMSI
         ship_type = m.ship_type
         if vs.episodes:
             reclassify(vs.episodes, t, m.sailing, m.propulsion_basis)
@@ -75,20 +95,20 @@ class ZoneJudge:
             zone = self.zones[z]
             if zone.kind is ZoneKind.JURISDICTION or not zone.in_force(t):
                 continue
-            allowed = is_allowed(zone, pos.mmsi, ship_type)
+            allowed = is_allowed(zone, mmsi, ship_type)
             # a state ship type (35, 55) exempts on its own word only if the register of
             # state vessels has the MMSI: otherwise it is judged like any vessel, and
             # the claim itself is a lead (issue 34; alerts/identity)
             claim = (
                 allowed
                 and ship_type in CLAIMED_TYPES
-                and pos.mmsi not in zone.allowed_mmsi
-                and state.entry(pos.mmsi, t) is None
+                and mmsi not in zone.allowed_mmsi
+                and state.entry(mmsi, t) is None
             )
             if claim:
                 allowed = False
             if zone.kind is ZoneKind.PLATFORM and not allowed:
-                if register.allows(zone, pos.mmsi, t):
+                if register.allows(zone, mmsi, t):
                     self.counters["authorised_fixes"] += 1
                     continue
                 if is_installation(m, d, info, cfg):

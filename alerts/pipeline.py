@@ -28,10 +28,11 @@ from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import split_records
 from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
-from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage
 from vigia.alerts.gaps.detect import GapConfig, note_silence
+from vigia.alerts.identity.segments import to_segment
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
@@ -217,23 +218,15 @@ class LeadPipeline(Settling):
         return self._drain()
 
     def _hits(self, lon_a: Any, lat_a: Any) -> list[list[Hit] | None]:
-        """Each position's (zone, distance) pairs within the hold margin, one zone query
-        for the lot; bearings to beaches prepared for the same batch."""
-        hits = self.index.evaluate(lon_a, lat_a, margin_m=self.config.hold_m)
-        per_pos: list[list[Hit] | None] = [None] * len(lon_a)
-        for i, z, d in zip(
-            hits.pos.tolist(), hits.zone.tolist(), hits.distance_m.tolist(), strict=True
-        ):
-            lst = per_pos[i]
-            if lst is None:
-                per_pos[i] = [(z, d)]
-            else:
-                lst.append((z, d))
-        self._bearings.prepare(hits, lon_a, lat_a)
-        return per_pos
+        return self._judge.hits(self.index, lon_a, lat_a)
 
     def _fix(self, vs: VesselState, pos: Position, h: list[Hit] | None) -> None:
-        """One fix of a vessel, in its time order."""
+        """One fix of a vessel, in its time order (to its segment's state: one MMSI may
+        be two ships, alerts/identity/segments.py)."""
+        routed = to_segment(self, vs, pos)
+        if routed is None:
+            return  # a tentative segment's fix: judged by no rule
+        vs, pos = routed
         t = pos.t
         gap_cfg = self.gap_config
         if gap_cfg.enabled:
@@ -408,7 +401,8 @@ class LeadPipeline(Settling):
                 self._forget(pos.mmsi, vs, pos.t)
         if hits:
             # judged later, with what was known of the vessel at this fix's time
-            info = self._known.get(pos.mmsi) or self.registry.get(pos.mmsi)
+            mmsi = pos.mmsi % SEG_KEY  # a segment's state is keyed beyond the MMSI
+            info = self._known.get(mmsi) or self.registry.get(mmsi)
             vs.pending = (pos, hits, info)
             self._pending.add(pos.mmsi)
         else:

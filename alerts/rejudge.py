@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from vigia.alerts.arrival import Kept, clone_state
-from vigia.alerts.episodes import Episode
+from vigia.alerts.episodes import SEG_KEY, Episode
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import VesselState
 from vigia.ingest.records import Position
@@ -72,7 +72,14 @@ def rejudge(pipe: LeadPipeline, mmsi: int, vs: VesselState, recs: list[Kept]) ->
     before = _leads(pipe, vs)
     redo = tl.cut(snap.at)
     pipe.counters["rejudged"] += len(redo)
+    for k in vs.segs or {}:  # other segments' states go back with the vessel's
+        key = mmsi + k * SEG_KEY
+        pipe._vessels.pop(key, None)
+        for held in (pipe._open, pipe._pending, pipe._gapping):
+            held.discard(key)
     _restore(vs, clone_state(snap.state))
+    for k, sv in (vs.segs or {}).items():
+        pipe._vessels[mmsi + k * SEG_KEY] = sv
     pipe._known.restore(mmsi, snap.registry_row)
     positions = [r for r in redo if type(r) is Position]
     hits = iter(
@@ -105,8 +112,15 @@ def rejudge(pipe: LeadPipeline, mmsi: int, vs: VesselState, recs: list[Kept]) ->
         pipe._pending.discard(mmsi)
     else:
         pipe._pending.add(mmsi)
-    if vs.episodes or vs.closing:
-        pipe._open.add(mmsi)
+    for key, state in [(mmsi, vs)] + [
+        (mmsi + k * SEG_KEY, sv) for k, sv in (vs.segs or {}).items()
+    ]:
+        if state.pending is not None:
+            pipe._pending.add(key)
+        if state.episodes or state.closing:
+            pipe._open.add(key)
+        if state.gaps or state.shared:
+            pipe._gapping.add(key)
     _revise(pipe, vs, before)
 
 

@@ -36,6 +36,9 @@ CITATIONS: dict[str, str] = {
     # not on the register of state vessels, inside an area that type would exempt it
     # from; static data must be kept correct (IMO Res. A.1106(29), annex, 4 and 6)
     "ID-TYPE-CLAIM": "IMO Res. A.1106(29); NORMAM-07/DPC 0212 a)",
+    # investigative: one MMSI sent by two ships at once (ITU-R M.585: an MMSI identifies
+    # one station; IMO Res. A.1106(29) on the identity a ship transmits)
+    "ID-MMSI-SHARED": "ITU-R M.585; IMO Res. A.1106(29)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

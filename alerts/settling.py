@@ -13,10 +13,12 @@ from typing import Any
 
 from vigia.alerts.aton import AtonWatch
 from vigia.alerts.distress import DistressTracker
-from vigia.alerts.episodes import Episode, EpisodeConfig
+from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage
 from vigia.alerts.gaps.detect import GapConfig, judge
+from vigia.alerts.identity.segments import OVERLAP_S, shared_lead
+from vigia.alerts.identity.segments import RULE as SHARED_RULE
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import Hit, VesselState
 from vigia.ingest.records import Position, VesselInfo
@@ -100,10 +102,12 @@ class Settling:
             self._settle(mmsi, vs, w)
         for mmsi in list(self._gapping):
             held = self._vessels.get(mmsi)
-            if held is None or not held.gaps:
+            if held is None or not (held.gaps or held.shared):
                 self._gapping.discard(mmsi)
                 continue
-            self._settle_gaps(mmsi, held, clock(held.gaps[0].end.t, now) - bound)
+            last = held.gaps[0].end.t if held.gaps else held.shared[-1][0].t  # type: ignore[index]
+            # at the end of input nothing can follow: everything is judged
+            self._settle_gaps(mmsi, held, math.inf if final else clock(last, now) - bound)
         self._closed += self._distress.expire(now, clock) + self._aton.expire(now, clock)
         if now - self._last_sweep > cfg.forget_after_s:
             self._last_sweep = now
@@ -137,9 +141,17 @@ class Settling:
     def _settle_gaps(self, mmsi: int, vs: VesselState, w: float) -> None:
         """Judge each silence the bound has passed: every other vessel's records of its
         hours are in by then (alerts/gaps/detect.py)."""
-        assert vs.gaps is not None
+        if vs.shared and w - vs.shared[-1][0].t > OVERLAP_S:
+            # the overlaps of two ships on one MMSI, once none can follow them
+            events, vs.shared = vs.shared, None
+            key = (SHARED_RULE, -2, events[0][0].t)
+            done = vs.tl.done if vs.tl is not None else set()
+            if key not in done:
+                info = self._known.get(mmsi) or self.registry.get(mmsi)
+                self._closed.append(shared_lead(mmsi, events, info))
+                done.add(key)
         keep = []
-        for gap in vs.gaps:
+        for gap in vs.gaps or ():
             if w <= gap.end.t:
                 keep.append(gap)
                 continue
@@ -152,7 +164,7 @@ class Settling:
                 self._coverage,
                 self.index,
                 _shore_nm,
-                mmsi,
+                mmsi % SEG_KEY,
                 int(vs.seen[6]) if vs.seen else 1,
                 self._known.get(mmsi) or self.registry.get(mmsi),
             )
@@ -162,7 +174,7 @@ class Settling:
             if done is not None:
                 done.add(gap.key)
         vs.gaps = keep or None
-        if not keep:
+        if not keep and not vs.shared:
             self._gapping.discard(mmsi)
 
     def bound_of(self, vs: VesselState) -> float:

@@ -33,8 +33,11 @@ class VesselState:
         "last_t",
         "pending",
         "seen",
+        "segs",
+        "shared",
         "stop_t",
         "tl",
+        "tracks",
     )
 
     def __init__(self) -> None:
@@ -56,6 +59,11 @@ class VesselState:
         # message type, source), and its silences waiting to be judged (alerts/gaps)
         self.seen: tuple[Any, ...] | None = None
         self.gaps: list[Any] | None = None
+        # one MMSI, two ships (alerts/identity/segments.py): the segments' last fixes,
+        # the states of segments other than the vessel's own, and overlaps seen
+        self.tracks: list[Any] | None = None
+        self.segs: dict[int, VesselState] | None = None
+        self.shared: list[Any] | None = None
 
     def __setstate__(self, state: Any) -> None:
         # a partition checkpointed before these slots existed: start them empty
@@ -63,6 +71,9 @@ class VesselState:
         self.tl = None
         self.seen = None
         self.gaps = None
+        self.tracks = None
+        self.segs = None
+        self.shared = None
         slots = state[1] if isinstance(state, tuple) else state
         for k, v in (slots or {}).items():
             setattr(self, k, v)
@@ -76,6 +87,7 @@ class VesselState:
             and self.approaches is None
             and self.closing is None
             and not self.gaps
+            and not self.shared
         )
 
     def reset(self) -> None:

@@ -87,3 +87,73 @@ def test_an_allow_list_by_mmsi_is_the_zone_s_own_word_not_a_claim(tmp_path: Path
 
 def test_a_fishing_boat_is_no_claim(tmp_path: Path) -> None:
     assert _rules(_leads(tmp_path, 30)) == ["SEC-MILITARY"]
+
+
+# -- one MMSI, two ships ----------------------------------------------------------------
+
+PLAT = (-39.735712, -21.906566)
+TWIN = 710_000_301
+
+
+def _two_ships(tmp_path: Path, far_m: float = 40_000.0) -> list[Lead]:
+    """Ship A passes 1 km from a platform at 10 kn; ship B, ``far_m`` west, steams
+    north; both send the same MMSI, every 10 s, 5 s apart (B silent when ``far_m`` is
+    0): an hour of alternating fixes."""
+    from tests.alerts.scenario_kit import feature as feat
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    index = index_from([feat(Point(*PLAT), id="t-plat", kind="platform")], tmp_path)
+    a0 = aisgen.fwd(*aisgen.fwd(*PLAT, 90, 1_000), 180, 9_000)
+    a = to_positions(TWIN, aisgen.run(*a0, course=0, sog_kn=10, t0=T0, dt_s=10, n=360))
+    recs = list(a)
+    if far_m:
+        b0 = aisgen.fwd(*a0, 270, far_m)
+        recs += to_positions(TWIN, aisgen.run(*b0, course=0, sog_kn=10, t0=T0 + 5, dt_s=10, n=360))
+    recs.sort(key=lambda r: r.t)
+    pipe = LeadPipeline(index, VesselRegistry())
+    out: list[Lead] = []
+    for i in range(0, len(recs), 100):
+        out += pipe.process(recs[i : i + 100]) + pipe.expire(pipe.stream_time)
+    return out + pipe.finish()
+
+
+def test_two_ships_on_one_mmsi_far_apart_give_one_id_lead_and_no_zone_lead(
+    tmp_path: Path,
+) -> None:
+    leads = _two_ships(tmp_path)
+    (lead,) = leads  # nothing else: no false zone lead from 40 km jumps
+    assert lead.rule == "ID-MMSI-SHARED" and lead.mmsi == TWIN
+    assert lead.details["segments"] == [0, 1]
+    assert abs(lead.details["max_apart_m"] - 40_000.0) < 500.0
+    assert lead.started_at < T0 + 60 and lead.ended_at is not None
+
+
+def test_one_ship_alone_gives_no_id_lead(tmp_path: Path) -> None:
+    assert _two_ships(tmp_path, far_m=0.0) == []
+
+
+def test_ships_5_km_apart_are_split_but_not_called_two_ships(tmp_path: Path) -> None:
+    # 5 km in 5 s is 1,944 kn: two segments, each judged alone; but closer than 10 km
+    # (APART_M) they are not called two ships at once: no lead at all
+    assert [x.rule for x in _two_ships(tmp_path, far_m=5_000.0)] == []
+
+
+def test_each_ship_is_judged_alone_so_a_real_breach_is_not_lost_in_the_jumps(
+    tmp_path: Path,
+) -> None:
+    # ship A lies stopped 300 m from the platform (inside its 500 m) while ship B, 40 km
+    # away, shares its MMSI: each of A's fixes sits between two of B's 40 km away, which
+    # the glitch filter alone calls glitches; judged as its own vessel, A breaks 0212 f)
+    from tests.alerts.scenario_kit import feature as feat
+
+    index = index_from([feat(Point(*PLAT), id="t-plat", kind="platform")], tmp_path)
+    spot = aisgen.fwd(*PLAT, 0, 300)
+    a = to_positions(TWIN, aisgen.run(*spot, course=0, sog_kn=0.0, t0=T0, dt_s=10, n=120))
+    b0 = aisgen.fwd(*spot, 270, 40_000)
+    b = to_positions(TWIN, aisgen.run(*b0, course=0, sog_kn=10, t0=T0 + 5, dt_s=10, n=120))
+    pipe = LeadPipeline(index, VesselRegistry())
+    recs = sorted(a + b, key=lambda r: r.t)
+    leads = pipe.process(recs) + pipe.finish()
+    assert sorted(x.rule for x in leads) == ["ID-MMSI-SHARED", "SEC-PLATFORM"]
+    plat = next(x for x in leads if x.rule == "SEC-PLATFORM")
+    assert abs(plat.min_distance_m - 300.0) < 2.0 and plat.mmsi == TWIN

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -200,6 +200,10 @@ class ArchiveSettings(BaseSettings):
     # VIGIA_RETENTION_HOT_DAYS: days of positions the store keeps; ``vigia serve``
     # moves older whole UTC days to the archive once a day. Empty: never.
     retention_hot_days: float | None = Field(default=30.0, gt=0)
+    # VIGIA_ARCHIVE_GEOMETRY_ENCODING: ``wkb`` adds each point as WKB, declared as the
+    # files' geometry, for readers that know no native GeoParquet encoding (GDAL before
+    # 3.9, geopandas before 1.0, DuckDB's GEOMETRY: docs/archive.md)
+    archive_geometry_encoding: Literal["native", "wkb"] = "native"
 
     @field_validator("retention_hot_days", mode="before")
     @classmethod

@@ -14,6 +14,12 @@ column the specification defines rides beside it in 32-bit floats rounded outwar
 specification allows FLOAT; a point's box only has to contain it), which halves its
 cost. Doubles are stored BYTE_STREAM_SPLIT then zstd: neighbouring reports of a vessel
 share their high bytes, which that layout lines up for the compressor.
+
+Readers that know no native encoding (GDAL before 3.9, geopandas before 1.0, DuckDB's
+GEOMETRY: docs/archive.md) need WKB: ``VIGIA_ARCHIVE_GEOMETRY_ENCODING=wkb``
+adds the point as WKB in ``geometry_wkb`` and makes it the file's declared (primary)
+geometry. The native struct stays in ``geometry``, undeclared: Vigia's own reads use it
+whatever the setting, so an archive may hold days of both kinds.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import os
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +39,10 @@ import pyproj
 from vigia.ingest.records import Position
 
 DAY_S = 86_400
+GeometryEncoding = Literal["native", "wkb"]
+WKB_COLUMN = "geometry_wkb"
+# a WKB point: byte order (1, little-endian), geometry type (1, Point), x, y; packed
+_WKB_POINT = np.dtype([("order", "u1"), ("kind", "<u4"), ("x", "<f8"), ("y", "<f8")])
 ROW_GROUP = 131_072  # rows; a vessel's track read touches one or two groups per day
 
 POINT = pa.struct([pa.field("x", pa.float64(), False), pa.field("y", pa.float64(), False)])
@@ -126,36 +136,70 @@ def table_from_arrow(tab: pa.Table) -> pa.Table:
     return pa.Table.from_arrays([*arrays, geometry, bbox], schema=SCHEMA)
 
 
-def geo_metadata() -> dict[str, Any]:
+def geo_metadata(encoding: GeometryEncoding = "native") -> dict[str, Any]:
     """The ``geo`` key of GeoParquet 1.1. No file-wide ``bbox`` (optional): a file is
     written as it streams, before its extent is known; the covering column's row-group
     statistics give any reader the extent."""
+    name = WKB_COLUMN if encoding == "wkb" else "geometry"
     column: dict[str, Any] = {
-        "encoding": "point",
+        "encoding": "WKB" if encoding == "wkb" else "point",
         "geometry_types": ["Point"],
         "crs": CRS84,
         "edges": "planar",
         "covering": {"bbox": {k: ["bbox", k] for k in ("xmin", "ymin", "xmax", "ymax")}},
     }
-    return {"version": "1.1.0", "primary_column": "geometry", "columns": {"geometry": column}}
+    return {"version": "1.1.0", "primary_column": name, "columns": {name: column}}
 
 
 GEO_SCHEMA = SCHEMA.with_metadata({"geo": json.dumps(geo_metadata())})
+WKB_SCHEMA = SCHEMA.append(pa.field(WKB_COLUMN, pa.binary(), False)).with_metadata(
+    {"geo": json.dumps(geo_metadata("wkb"))}
+)
 
 
-def write_part(root: Path, day: int, name: str, tables: Iterable[pa.Table]) -> tuple[Path, int]:
+def with_wkb(tab: pa.Table) -> pa.Table:
+    """An archive table with its points also as WKB (``WKB_COLUMN``), built in numpy."""
+    g = tab.column("geometry").combine_chunks()
+    n = len(g)
+    points = np.empty(n, _WKB_POINT)
+    points["order"] = 1
+    points["kind"] = 1
+    points["x"] = g.field("x").to_numpy()
+    points["y"] = g.field("y").to_numpy()
+    offsets = pa.py_buffer(np.arange(n + 1, dtype=np.int32) * _WKB_POINT.itemsize)
+    wkb = pa.Array.from_buffers(pa.binary(), n, [None, offsets, pa.py_buffer(points.tobytes())])
+    return tab.append_column(WKB_SCHEMA.field(WKB_COLUMN), wkb)
+
+
+def geometry_encoding() -> GeometryEncoding:
+    """The encoding the settings ask for (``VIGIA_ARCHIVE_GEOMETRY_ENCODING``)."""
+    from vigia.service.settings import ArchiveSettings
+
+    return ArchiveSettings().archive_geometry_encoding
+
+
+def write_part(
+    root: Path,
+    day: int,
+    name: str,
+    tables: Iterable[pa.Table],
+    encoding: GeometryEncoding | None = None,
+) -> tuple[Path, int]:
     """Write ``tables`` (each already in MMSI, time order, and each after the one
-    before) as one file of the day, durably; returns its final path and row count, or
-    no file when no rows came. Its row count is checked before it is renamed into place:
-    a file that does not hold what was handed to it never becomes visible."""
+    before) as one file of the day, durably, its geometry in ``encoding`` (by default
+    the settings'); returns its final path and row count, or no file when no rows came.
+    Its row count is checked before it is renamed into place: a file that does not hold
+    what was handed to it never becomes visible."""
     folder = day_dir(root, day)
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / f"part-{name}.parquet"
     tmp = folder / f".part-{name}.parquet.tmp"
     expected = 0
+    wkb = (encoding or geometry_encoding()) == "wkb"
+    schema = WKB_SCHEMA if wkb else GEO_SCHEMA
     with pq.ParquetWriter(
         tmp,
-        GEO_SCHEMA,
+        schema,
         compression="zstd",
         compression_level=9,
         use_dictionary=["msg_type", "heading", "nav_status", "accuracy", "source", "mmsi"],
@@ -168,7 +212,8 @@ def write_part(root: Path, day: int, name: str, tables: Iterable[pa.Table]) -> t
     ) as writer:
         for tab in tables:
             expected += tab.num_rows
-            writer.write_table(tab.replace_schema_metadata(GEO_SCHEMA.metadata), ROW_GROUP)
+            tab = with_wkb(tab) if wkb else tab
+            writer.write_table(tab.replace_schema_metadata(schema.metadata), ROW_GROUP)
     if expected == 0:
         tmp.unlink()
         return final, 0

@@ -152,3 +152,20 @@ def test_a_gap_opens_at_15_minutes_and_ten_intervals_and_not_before() -> None:
     # moored: 10 x 180 s = 1 800 s
     assert not opens(cfg, 0.0, 1_799.0, 1, 0.0, 5)
     assert opens(cfg, 0.0, 1_800.0, 1, 0.0, 5)
+
+
+def test_the_reachable_area_is_an_ellipse_with_the_ends_as_foci() -> None:
+    from pyproj import Geod
+
+    from vigia.alerts.gaps.shape import reach_ring
+
+    geod = Geod(ellps="WGS84")
+    a = aisgen.fwd(*PLAT, 270, 1_500)
+    b = aisgen.fwd(*PLAT, 90, 1_500)
+    ring = reach_ring(a, b, 16_000.0)
+    assert ring[0] == ring[-1] and len(ring) == 49
+    for lon, lat in ring[:-1]:
+        # every outline point: the sum of its distances to the two ends is the reach
+        da = geod.inv(lon, lat, *a)[2]
+        db = geod.inv(lon, lat, *b)[2]
+        assert abs(da + db - 16_000.0) < 16.0  # 0.1 %: the local plane's error

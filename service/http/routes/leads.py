@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 
+from vigia.alerts.gaps.shape import reach_ring
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.workflow import STATES
 from vigia.alerts.rules import CITATIONS
@@ -87,6 +88,9 @@ Status = Literal[STATES]  # type: ignore[valid-type]
 def evidence_geojson(lead: Lead) -> dict[str, Any]:
     """The episode as GeoJSON: its path, each evidence point, and the closest approach."""
     features: list[dict[str, Any]] = []
+    # a silence (AIS-GAP) was not sailed as seen: its line is "silence", drawn dashed,
+    # and the area it could reach in its time is given too (docs/gaps.md)
+    silent = lead.rule == "AIS-GAP" and len(lead.evidence) == 2
     if len(lead.evidence) >= 2:
         features.append(
             {
@@ -95,7 +99,18 @@ def evidence_geojson(lead: Lead) -> dict[str, Any]:
                     "type": "LineString",
                     "coordinates": [[e.lon, e.lat] for e in lead.evidence],
                 },
-                "properties": {"kind": "path", "points": len(lead.evidence)},
+                "properties": {"kind": "silence" if silent else "path",
+                               "points": len(lead.evidence)},
+            }
+        )  # fmt: skip
+    if silent and isinstance(lead.details.get("reach_m"), int | float):
+        a, b = lead.evidence
+        ring = reach_ring((a.lon, a.lat), (b.lon, b.lat), float(lead.details["reach_m"]))
+        features.append(
+            {
+                "type": "Feature",
+                "geometry": {"type": "Polygon", "coordinates": [ring]},
+                "properties": {"kind": "reach", "reach_m": lead.details["reach_m"]},
             }
         )
     for e in lead.evidence:

@@ -123,7 +123,10 @@ export class VigiaMap {
     m.addLayer({ id: "lead-ring", type: "circle", source: "leads", paint: {
       "circle-radius": ["case", ["get", "sar"], 13, 9], "circle-color": "rgba(0,0,0,0)",
       "circle-stroke-width": ["case", ["get", "sar"], 4, 3], "circle-stroke-color": ["case", ["get", "sar"], "#d50000", "#ff6d00"] } });
+    m.addLayer({ id: "sel-reach", type: "fill", source: "sel", filter: ["==", ["get", "kind"], "reach"], paint: { "fill-color": "#d50000", "fill-opacity": 0.12, "fill-outline-color": "#d50000" } });
     m.addLayer({ id: "sel-path", type: "line", source: "sel", filter: ["==", ["get", "kind"], "path"], paint: { "line-color": "#d50000", "line-width": 3 } });
+    // a silence (AIS-GAP): the vessel was not seen on this line, so it is dashed
+    m.addLayer({ id: "sel-silence", type: "line", source: "sel", filter: ["==", ["get", "kind"], "silence"], paint: { "line-color": "#d50000", "line-width": 3, "line-dasharray": [2, 2] } });
     m.addLayer({ id: "sel-points", type: "circle", source: "sel", filter: ["==", ["get", "kind"], "evidence"], paint: { "circle-radius": 3, "circle-color": "#fff", "circle-stroke-color": "#d50000", "circle-stroke-width": 1.5 } });
     m.addLayer({ id: "sel-link", type: "line", source: "sel", filter: ["==", ["get", "kind"], "link"], paint: { "line-color": "#000", "line-width": 1.5, "line-dasharray": [1, 1] } });
     m.addLayer({ id: "sel-closest", type: "circle", source: "sel", filter: ["==", ["get", "kind"], "closest_point"], paint: { "circle-radius": 7, "circle-color": "#ffeb3b", "circle-stroke-color": "#000", "circle-stroke-width": 2 } });
@@ -196,7 +199,8 @@ export class VigiaMap {
     this.map.getSource("sel").setData({ type: "FeatureCollection", features: feats });
     const b = new maplibregl.LngLatBounds();
     for (const f of feats) {
-      const c = f.geometry.type === "Point" ? [f.geometry.coordinates] : f.geometry.coordinates;
+      const g = f.geometry;
+      const c = g.type === "Point" ? [g.coordinates] : g.type === "Polygon" ? g.coordinates[0] : g.coordinates;
       for (const x of c) b.extend(x);
     }
     // a beacon's few fixes would fill the screen at street scale; the rescue picture

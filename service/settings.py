@@ -8,6 +8,7 @@ is called by ``create_app`` or the command that needs it.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -194,9 +195,13 @@ class ArchiveSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="VIGIA_", extra="ignore")
 
-    # VIGIA_ARCHIVE_DIR; default: a ``vigia-archive`` folder beside the store (beside
-    # the SQLite file, or where it would be for a PostgreSQL store)
+    # VIGIA_ARCHIVE_DIR; default: a ``vigia-archive`` folder beside the SQLite file, or
+    # for PostGIS ``VIGIA_DATA_DIR/<database>/vigia-archive``
     archive_dir: str | None = None
+    # VIGIA_DATA_DIR: where a PostGIS store's files on this machine go (its archive):
+    # never the working directory, which changes with how the service is started (a
+    # restored service started elsewhere showed 3 of 7 days of a track, and said nothing)
+    data_dir: str | None = None
     # VIGIA_RETENTION_HOT_DAYS: days of positions the store keeps; ``vigia serve``
     # moves older whole UTC days to the archive once a day. Empty: never.
     retention_hot_days: float | None = Field(default=30.0, gt=0)
@@ -218,9 +223,21 @@ def archive_path(archive: ArchiveSettings, database: DatabaseSettings) -> Path:
     if archive.archive_dir:
         return Path(archive.archive_dir).resolve()
     url = database.url or ""
-    sqlite = url.startswith("sqlite:///")
-    db_file = Path(url.removeprefix("sqlite:///") if sqlite else database.sqlite_path)
+    if url and not url.startswith("sqlite:///"):
+        from sqlalchemy.engine import make_url
+
+        return data_dir(archive) / str(make_url(url).database) / "vigia-archive"
+    db_file = Path(url.removeprefix("sqlite:///") if url else database.sqlite_path)
     return db_file.resolve().parent / "vigia-archive"
+
+
+def data_dir(archive: ArchiveSettings) -> Path:
+    """VIGIA_DATA_DIR, else the user's data folder (``$XDG_DATA_HOME/vigia``, by default
+    ``~/.local/share/vigia``; the container image sets ``/var/lib/vigia``)."""
+    if archive.data_dir:
+        return Path(archive.data_dir).resolve()
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg).resolve() / "vigia"
 
 
 MIN_BOOTSTRAP_KEY = 24

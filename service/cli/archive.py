@@ -27,8 +27,12 @@ def register(sub: Any) -> None:
             "folder and listed as a bad_file line."
         ),
     )
+    p.add_argument("--older-than", type=float, metavar="DAYS", help="age in days (> 0)")
     p.add_argument(
-        "--older-than", type=float, required=True, metavar="DAYS", help="age in days (> 0)"
+        "--verify",
+        action="store_true",
+        help="move nothing: list the days the folder lacks (holes) or holds twice (doubles) "
+        "against the store's record of what it archived; exit 1 if any",
     )
     p.add_argument("--archive-dir", default=None, help="archive folder (VIGIA_ARCHIVE_DIR)")
     p.set_defaults(func=run)
@@ -43,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     from vigia.service.db.store import open_repository
     from vigia.service.errors import RequestInvalidError
 
-    if not args.older_than > 0:
+    if args.verify:
+        return _verify(args)
+    if args.older_than is None or not args.older_than > 0:
         raise RequestInvalidError("--older-than must be more than 0 days")
     db = DatabaseSettings()
     settings = ArchiveSettings()
@@ -67,6 +73,26 @@ def run(args: argparse.Namespace) -> int:
     finally:
         repo.close()
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from sqlalchemy import create_engine
+
+    from vigia.service.db.archive_ledger import check
+
+    db = DatabaseSettings()
+    settings = ArchiveSettings()
+    if args.archive_dir:
+        settings.archive_dir = args.archive_dir
+    root = archive_path(settings, db)
+    engine = create_engine(db.url or f"sqlite:///{Path(db.sqlite_path)}")
+    try:
+        found = check(engine, root, exact=True).json()
+    finally:
+        engine.dispose()
+    print(json.dumps({"archive": str(root), **found}))
+    bad = found["missing_days"] or found["doubled_days"] or found["duplicate_positions"]
+    return 1 if bad else 0
 
 
 def _bad_line(bad: BadEntry, root: Path) -> dict[str, Any]:

@@ -60,6 +60,7 @@ from vigia.service.db.archive_format import (
     table_from_columns,
     write_part,
 )
+from vigia.service.db.archive_ledger import record_day
 from vigia.service.db.codec import POSITION_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -197,6 +198,8 @@ class Archiver:
             read = _DayRead(self._engine, day, keys)
             name = f"{time.time_ns()}-{os.getpid()}"
             _path, written = write_part(self._root, day, name, read.tables())
+            # noted before the day leaves the store: from then on a lost file is a hole
+            record_day(self._engine, day, len(keys or ()) + written)
             if self._drop_day(day, read.stored):
                 log.info("archived %s: %d stored, %d written", day_name(day), read.stored, written)
                 return DayReport(day_name(day), read.stored, written, time.perf_counter() - began)

@@ -248,6 +248,18 @@ class StoreNote(Base):
     value: Mapped[str] = mapped_column(Text)
 
 
+class ArchivedDayRow(Base):
+    """A UTC day moved to the archive, and how many positions its files hold: what a
+    start or ``vigia archive --verify`` checks the folder against (a day lost from the
+    folder is otherwise silent, as the store no longer has it either)."""
+
+    __tablename__ = "archived_days"
+
+    day: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    positions: Mapped[int] = mapped_column(BigInteger)
+    recorded_at: Mapped[float] = mapped_column(Float)
+
+
 class ApiKey(Base):
     """An API key: only the SHA-256 of the key is stored."""
 

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from vigia.alerts.procedure.register import fingerprint as register_fingerprint
+from vigia.service.db.archive_ledger import ArchiveCheck
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.protocol import Repository
 from vigia.service.db.repository import SqlRepository
@@ -23,10 +24,12 @@ from vigia.service.http.dashboard import install_dashboard
 from vigia.service.http.deps import KeyCache, hash_key
 from vigia.service.http.guard import RequestGuard
 from vigia.service.http.metrics import ServiceMetrics
+from vigia.service.http.metrics_archive import ArchiveHoles
 from vigia.service.http.metrics_live import LiveSources
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.rate_limit import RateLimits
 from vigia.service.http.routes import include_routers
+from vigia.service.runtime.archive_check import check_at_start
 from vigia.service.runtime.archiving import DailyArchiver
 from vigia.service.runtime.gc_tune import freeze_startup_heap
 from vigia.service.runtime.live import LiveHub
@@ -96,6 +99,8 @@ class Runtime:
     live: LiveHub | None = None
     dispatcher: WebhookDispatcher | None = None
     archiver: DailyArchiver | None = None
+    #: the archive's days against the store's record, checked at start
+    archive_check: ArchiveCheck | None = None
 
     @classmethod
     def start(
@@ -122,6 +127,10 @@ class Runtime:
             load_bundled_zones(repo, settings)
             # leads not yet notified follow a new version's register of offices
             repo.sync_register(register_fingerprint())
+            checked = None
+            if isinstance(repo, SqlRepository):
+                root = archive_path(settings.archive, settings.database)
+                checked = check_at_start(repo.engine, root)
             _bootstrap_key(repo, settings)
             live = LiveHub(repo) if isinstance(repo, LiveStore) else None
             worker = None
@@ -149,7 +158,7 @@ class Runtime:
         except BaseException:
             repo.close()
             raise
-        return cls(settings, repo, worker, live, dispatcher, archiver)
+        return cls(settings, repo, worker, live, dispatcher, archiver, checked)
 
     def zones_changed(self) -> None:
         """Rebuild the worker's zone index after an edit."""
@@ -183,11 +192,14 @@ def create_app(
     closes too) and runs the worker if enabled."""
     settings = settings if settings is not None else Settings.load()
     metrics = ServiceMetrics()
+    holes = ArchiveHoles()
+    metrics.registry.register(holes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = Runtime.start(settings, with_worker=settings.ingest.worker, repository=repository)
         app.state.runtime = runtime
+        holes.found = runtime.archive_check
         app.state.repository = runtime.repository
         app.state.worker = runtime.worker
         app.state.live_hub = runtime.live

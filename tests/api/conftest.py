@@ -18,6 +18,7 @@ from vigia.service.http.app import create_app, new_api_key
 from vigia.service.http.deps import ROLES, hash_key
 from vigia.service.settings import (
     ApiSettings,
+    ArchiveSettings,
     DatabaseSettings,
     IngestSettings,
     Settings,
@@ -80,6 +81,8 @@ def make_settings(store_url: str, tmp_path: Path, **api: Any) -> Settings:
         api=ApiSettings(**api),
         ingest=IngestSettings(worker=False),
         zones=ZoneSettings(zones_dir=str(zones_dir)),
+        # a PostGIS store's archive under the test's own folder, not the user's data
+        archive=ArchiveSettings(data_dir=str(tmp_path / "data")),
     )
 
 

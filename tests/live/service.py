@@ -87,6 +87,7 @@ class Service:
             "VIGIA_LOAD_BUNDLED": "false",
             "VIGIA_INGEST_WORKER": "false",
             "VIGIA_INGEST_SPOOL_DIR": str(self.workdir / "spool"),
+            "VIGIA_DATA_DIR": str(self.workdir / "data"),
             "VIGIA_LIVE_SSE_PING_S": "1",
             "VIGIA_LIVE_POLL_S": "0.2",
             **self.env_extra,

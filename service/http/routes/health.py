@@ -81,6 +81,11 @@ def readyz(
         "worker": "running" if worker is not None else "off",
         "last_message_age_s": None if age is None else round(age, 3),
     }
+    runtime = getattr(request.app.state, "runtime", None)
+    checked = None if runtime is None else runtime.archive_check
+    if checked is not None:
+        # a day lost from the archive does not stop the service, but must not be silent
+        body["archive"] = {"missing_days": checked.holes}
     return JSONResponse(body)
 
 

@@ -28,7 +28,8 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/opt/vigia/bin:$PATH \
     VIGIA_API_HOST=0.0.0.0 VIGIA_API_PORT=8000 \
     VIGIA_INGEST_UDP_PORTS=10110 \
-    VIGIA_HEARTBEAT_FILE=/tmp/vigia.alive
+    VIGIA_HEARTBEAT_FILE=/tmp/vigia.alive \
+    VIGIA_DATA_DIR=/var/lib/vigia
 COPY --from=build /opt/vigia /opt/vigia
 RUN useradd --create-home --uid 10001 vigia \
     && mkdir -p /var/lib/vigia && chown vigia /var/lib/vigia

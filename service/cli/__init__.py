@@ -35,6 +35,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "vigia.service.cli.archive",
         "move positions older than DAYS from the store to the GeoParquet archive",
     ),
+    "backup": (
+        "vigia.service.cli.backup",
+        "copy the store, the archive and the spool, as of one moment, into DEST",
+    ),
+    "restore": (
+        "vigia.service.cli.backup",
+        "put a backup back into the configured store, archive and spool",
+    ),
     "apikey": ("vigia.service.cli.apikey", "manage API keys"),
     "healthcheck": (
         "vigia.service.cli.healthcheck",

@@ -16,6 +16,7 @@ from sqlalchemy import and_, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from vigia.ingest.records import Position
+from vigia.service.db import epochs
 from vigia.service.db import events as ev
 from vigia.service.db.events import LeadEvent
 from vigia.service.db.models import (
@@ -146,6 +147,12 @@ class LiveStore:
         """The highest stored event id (0 when none)."""
         with self._tx() as conn:
             return ev.head(conn)
+
+    def unplaceable_event(self, event_id: int) -> str | None:
+        """Why a client cannot resume after ``event_id`` here (None: it can): an id
+        above the newest, or one the store lost in a restore (``epochs``)."""
+        with self._tx() as conn:
+            return epochs.unplaceable(conn, event_id)
 
     # webhooks
     def add_webhook(

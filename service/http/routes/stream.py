@@ -9,6 +9,7 @@ positions are live only, not replayed.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
@@ -19,8 +20,9 @@ from sse_starlette import EventSourceResponse
 from starlette.types import Receive, Scope, Send
 
 from vigia.ingest.records import iso_utc
+from vigia.service.db.events import payload
 from vigia.service.db.live_store import LiveStore
-from vigia.service.db.protocol import ApiKeyRecord
+from vigia.service.db.protocol import ApiKeyRecord, LeadQuery, Repository
 from vigia.service.db.protocol import Scope as LeadScope
 from vigia.service.errors import RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
@@ -29,12 +31,15 @@ from vigia.service.http.routes.leads import RULE_CODES, check_authority
 from vigia.service.http.routes.params import BBOX_DESCRIPTION, get_settings, parse_bbox
 from vigia.service.http.stream_limits import StreamLimits
 from vigia.service.http.stream_token import issue
-from vigia.service.runtime.live import EventFilter, LiveHub, Subscription
+from vigia.service.runtime.live import EventFilter, LiveHub, Subscription, sse_frame
 from vigia.service.runtime.live_feed import SharedFeed
 from vigia.service.settings import Settings
 
 router = APIRouter(tags=["live"], dependencies=[Depends(require_role("viewer"))])
 
+#: sent first when the client's Last-Event-ID cannot be placed (data: why, the current
+#: leads, and the id the stream resumes after)
+RESET = "stream.reset"
 STREAM_EXAMPLE = (
     'id: 42\nevent: lead.opened\ndata: {"id": "L-3f9c2a1b7d4e5f60", "rule": '
     '"SEC-PLATFORM", "priority": 50, ...}\n\n'
@@ -50,6 +55,37 @@ def _resume_from(header: str | None, query: int | None) -> int | None:
     if not text.isdigit() or len(text) > 18:
         raise RequestInvalidError(f"Last-Event-ID {text[:40]!r} is not an event id")
     return int(text)
+
+
+def _resume(
+    store: LiveStore,
+    repo: Repository,
+    start: int | None,
+    query: LeadQuery,
+    wanted: EventFilter,
+    scope: LeadScope,
+    limit: int,
+) -> tuple[int, bytes | None]:
+    """Where the stream starts, and the ``stream.reset`` frame to send first when the
+    store cannot place the client's last id (above its newest, or lost in a restore:
+    docs/operations.md). Resuming from such an id would skip every event up to it in
+    silence, so the client is told, given the current leads, and resumes at the head."""
+    if start is None:
+        return store.last_event_id(), None
+    reason = store.unplaceable_event(start)
+    if reason is None:
+        return start, None
+    head = store.last_event_id()
+    leads, total = repo.list_leads(query, limit, scope=scope)
+    current = [payload(lead) for lead in leads]
+    data = {
+        "reason": reason,
+        "last_event_id": start,
+        "resume_after": head,
+        "leads": [d for d in current if d["priority"] >= wanted.min_priority],
+        "leads_total": total,
+    }
+    return head, sse_frame(json.dumps(data, separators=(",", ":")), RESET, head)
 
 
 class _Stream(EventSourceResponse):
@@ -74,10 +110,13 @@ async def _events(
     scope: LeadScope,
     settings: Settings,
     shutdown: anyio.Event,
+    reset: bytes | None = None,
 ) -> AsyncIterator[bytes]:
     batch_size, poll = settings.live.sse_batch, settings.live.poll_s
     positions_every = settings.live.sse_positions_interval_s
     try:
+        if reset is not None:
+            yield reset
         # on shutdown the stream ends here, between events, so the response is closed
         # properly; the client reconnects elsewhere with Last-Event-ID and loses nothing
         while not shutdown.is_set():
@@ -183,13 +222,16 @@ async def lead_stream(
     limits.acquire(key.id)  # a 429 before anything is subscribed
     # subscribe before reading the head, so nothing committed in between is missed
     sub = hub.subscribe(box, positions=positions)
+    wanted = EventFilter(rule, zone_id, authority, min_priority)
     try:
-        cursor = start if start is not None else await anyio.to_thread.run_sync(store.last_event_id)
+        query = LeadQuery(rule=rule, zone_id=zone_id, authority=authority)
+        cursor, reset = await anyio.to_thread.run_sync(
+            _resume, store, store, start, query, wanted, scope, settings.live.sse_batch
+        )
     except BaseException:
         sub.close()
         limits.release(key.id)
         raise
-    wanted = EventFilter(rule, zone_id, authority, min_priority)
     headers: dict[str, Any] = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     shutdown = anyio.Event()
     return _Stream(
@@ -201,6 +243,7 @@ async def lead_stream(
             scope,
             settings,
             shutdown,
+            reset,
         ),
         release=lambda: limits.release(key.id),
         ping=settings.live.sse_ping_s,

@@ -31,6 +31,13 @@ class RequestInvalidError(VigiaError):
     code = "invalid-request"
 
 
+class FilterInvalidError(RequestInvalidError):
+    """A CQL2 ``filter`` that does not parse, names a property the collection does not
+    declare, or uses an operator or function the server does not implement."""
+
+    code = "invalid-filter"
+
+
 class ConflictError(RequestInvalidError):
     """A request the current state refuses (revoking the last admin key)."""
 
@@ -76,6 +83,7 @@ HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
     (PreconditionFailedError, 412),
     (PayloadTooLargeError, 413),
     (ConflictError, 409),
+    (FilterInvalidError, 400),  # OGC API - Features Part 3: a bad filter is a 400
     (ZoneError, 422),
     (RequestInvalidError, 422),
     (InputFormatError, 400),

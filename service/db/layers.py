@@ -1,5 +1,6 @@
 """Queries behind the OGC API collections: a layer's extent, vessels' static data in
-one round trip, and how many vessels a bbox holds (``numberMatched``)."""
+one round trip, how many vessels a bbox holds (``numberMatched``), and each collection's
+items under a CQL2 filter over the columns its queryables name (``LAYER_FIELDS``)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,67 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from sqlalchemy import func, select, true
+from sqlalchemy import ColumnElement, func, or_, select, true
 from sqlalchemy.engine import Connection
 
+from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db import sqlite_spatial
+from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel
+from vigia.service.db.cql_sql import Cql2, Field, to_condition
 from vigia.service.db.models import LeadRow, Vessel, VesselLatest, ZoneVersion
-from vigia.service.db.protocol import BBox, Scope
+from vigia.service.db.protocol import BBox, LeadQuery, Scope
 from vigia.service.db.zones_leads import in_scope
+from vigia.zones.model import Zone
 
 Extent = tuple[BBox | None, tuple[float, float] | None]
+Interval = tuple[float | None, float | None]
+_L, _V, _Z = LeadRow, VesselLatest, ZoneVersion
+_ZONE_BOX = (_Z.min_lon, _Z.min_lat, _Z.max_lon, _Z.max_lat)
+_LEAD_BOX = (_L.closest_lon, _L.closest_lat, _L.closest_lon, _L.closest_lat)
+
+
+def _static(column: Any) -> Any:
+    # a vessel's static data beside its latest position, correlated on the MMSI
+    return select(column).where(Vessel.mmsi == _V.mmsi).scalar_subquery()
+
+
+#: the columns behind each collection's queryables (routes/queryables.py lists the same)
+LAYER_FIELDS: dict[str, dict[str, Field]] = {
+    "zones": {
+        "geometry": Field("geometry", _Z.geom, _ZONE_BOX, wkb=_Z.geom),
+        "id": Field("string", _Z.zone_id),
+        "kind": Field("string", _Z.kind),
+        "name": Field("string", _Z.name),
+        "version": Field("number", _Z.version),
+        "valid_from": Field("datetime", _Z.valid_from),
+        "valid_to": Field("datetime", _Z.valid_to),
+    },
+    "leads": {
+        "geometry": Field("geometry", _L.closest_geom, _LEAD_BOX),
+        "started_at": Field("datetime", _L.started_at),
+        "ended_at": Field("datetime", _L.ended_at),
+        "closest_t": Field("datetime", _L.closest_t),
+        "rule": Field("string", _L.rule),
+        "status": Field("string", _L.status),
+        "mmsi": Field("number", _L.mmsi),
+        "zone_id": Field("string", _L.zone_id),
+        "min_distance_m": Field("number", _L.min_distance_m),
+        "max_sog_kn": Field("number", _L.max_sog_kn),
+    },
+    "vessels": {
+        "geometry": Field("geometry", _V.geom, (_V.lon, _V.lat, _V.lon, _V.lat)),
+        "t": Field("datetime", _V.t),
+        "mmsi": Field("number", _V.mmsi),
+        "sog": Field("number", _V.sog),
+        "cog": Field("number", _V.cog),
+        "heading": Field("number", _V.heading),
+        "nav_status": Field("number", _V.nav_status),
+        "name": Field("string", _static(Vessel.name)),
+        "ship_type": Field("number", _static(Vessel.ship_type)),
+    },
+}
 
 
 def _bbox(row: Any) -> BBox | None:
@@ -29,6 +81,42 @@ class LayerStore:
     """Mixed into SqlRepository: needs ``_tx()``."""
 
     _tx: Callable[[], AbstractContextManager[Connection]]
+    _pg: bool
+
+    def _filter(self, layer: str, cql: Cql2 | None) -> list[ColumnElement[bool]]:
+        """A CQL2 filter as conditions on ``layer``'s columns (raised before any SQL runs
+        when it names what the layer does not have)."""
+        return [] if cql is None else [to_condition(cql, LAYER_FIELDS[layer], self._pg)]
+
+    def _prepare(self, conn: Connection) -> None:
+        if not self._pg:
+            sqlite_spatial.register(conn)
+
+    def filtered_leads(
+        self, query: LeadQuery, cql: Cql2 | None, limit: int, offset: int = 0, *, scope: Scope
+    ) -> tuple[list[Lead], int]:
+        """A page of the leads in ``scope`` matching ``query`` and the CQL2 filter."""
+        extra = self._filter("leads", cql)
+        with self._tx() as conn:
+            self._prepare(conn)
+            return zl.list_leads(conn, self._pg, query, limit, offset, scope, extra)
+
+    def filtered_zones(
+        self, bbox: BBox | None, interval: Interval | None, cql: Cql2 | None, limit: int,
+        offset: int = 0,
+    ) -> tuple[list[Zone], int]:  # fmt: skip
+        """A page of the current zones meeting ``bbox``, in force at some moment of
+        ``interval`` and matching the CQL2 filter, by id, and how many match."""
+        extra = self._filter("zones", cql)
+        if interval is not None:
+            start, end = interval
+            if end is not None:
+                extra.append(or_(_Z.valid_from.is_(None), _Z.valid_from <= end))
+            if start is not None:
+                extra.append(or_(_Z.valid_to.is_(None), _Z.valid_to >= start))
+        with self._tx() as conn:
+            self._prepare(conn)
+            return zl.list_zones(conn, self._pg, bbox, None, limit, offset, extra)
 
     def layer_extent(self, layer: str, scope: Scope) -> Extent:
         """The bbox and time span of ``zones``, ``leads`` (those in ``scope``) or
@@ -86,11 +174,13 @@ class LayerStore:
         end: float | None,
         limit: int,
         offset: int = 0,
+        cql: Cql2 | None = None,
     ) -> tuple[list[Position], int]:
         """The latest positions taken between ``start`` and ``end`` (inclusive, None:
-        open) inside ``bbox``, by MMSI, and how many there are in all."""
+        open) inside ``bbox`` and matching the CQL2 filter, by MMSI, and how many there
+        are in all."""
         v = VesselLatest
-        conds: list[Any] = []
+        conds: list[Any] = self._filter("vessels", cql)
         if bbox is not None:
             conds += [v.lon.between(bbox[0], bbox[2]), v.lat.between(bbox[1], bbox[3])]
         if start is not None:
@@ -100,6 +190,7 @@ class LayerStore:
         cols = [c for c in v.__table__.columns if c.name != "geom"]
         page = select(*cols).where(*conds).order_by(v.mmsi).limit(limit).offset(offset)
         with self._tx() as conn:
+            self._prepare(conn)
             rows = conn.execute(page).all()
             total = conn.execute(select(func.count()).select_from(v).where(*conds)).scalar()
         return [row_position(r._mapping) for r in rows], int(total or 0)

@@ -138,9 +138,11 @@ def list_zones(
     at: float | None,
     limit: int | None,
     offset: int,
+    extra: Sequence[ColumnElement[bool]] = (),
 ) -> tuple[list[Zone], int]:
-    """A page of current zones intersecting ``bbox`` and in force at ``at``, by id."""
-    conds: list[ColumnElement[bool]] = [_Z.current == true()]
+    """A page of current zones intersecting ``bbox``, in force at ``at`` and meeting the
+    ``extra`` conditions (a CQL2 filter's), by id."""
+    conds: list[ColumnElement[bool]] = [_Z.current == true(), *extra]
     if at is not None:
         conds.append(or_(_Z.valid_from.is_(None), _Z.valid_from <= at))
         conds.append(or_(_Z.valid_to.is_(None), _Z.valid_to >= at))
@@ -314,10 +316,17 @@ def _lead_conds(pg: bool, q: LeadQuery, scope: Scope) -> list[ColumnElement[bool
 
 
 def list_leads(
-    conn: Connection, pg: bool, q: LeadQuery, limit: int, offset: int, scope: Scope
+    conn: Connection,
+    pg: bool,
+    q: LeadQuery,
+    limit: int,
+    offset: int,
+    scope: Scope,
+    extra: Sequence[ColumnElement[bool]] = (),
 ) -> tuple[list[Lead], int]:
-    """A page of the leads in ``scope``, newest first, and the total matched."""
-    conds = _lead_conds(pg, q, scope)
+    """A page of the leads in ``scope`` meeting ``extra`` too (a CQL2 filter's
+    condition), newest first, and the total matched."""
+    conds = [*_lead_conds(pg, q, scope), *extra]
     total = conn.execute(select(func.count()).select_from(LeadRow).where(*conds)).scalar()
     order: tuple[Any, ...] = (LeadRow.started_at.desc(), LeadRow.id)
     if q.sort == "due":

@@ -5,6 +5,11 @@ class is exercised here."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -300,7 +305,7 @@ def test_owslib_reads_queryables(served: Service) -> None:
     assert api.collection_queryables("zones")["properties"]["valid_from"]["format"] == ("date-time")
 
 
-def test_queryables_are_query_parameters_the_items_route_takes(served: Service) -> None:
+def test_every_queryable_is_usable_in_a_filter(served: Service) -> None:
     for layer in ("zones", "leads", "vessels"):
         meta = httpx.get(f"{served.base}/collections/{layer}", headers=BEARER).json()
         link = next(x for x in meta["links"] if x["rel"].endswith("/rel/ogc/1.0/queryables"))
@@ -310,18 +315,85 @@ def test_queryables_are_query_parameters_the_items_route_takes(served: Service) 
         doc = r.json()
         assert doc["$id"] == link["href"]
         for name, prop in doc["properties"].items():
-            parameter = prop["description"].split("`")[1]
-            value = {"bbox": "-50,-30,-30,-10", "datetime": "2025-11-24"}.get(
-                parameter, (prop.get("enum") or ["x"])[0]
+            cql = (
+                f"S_INTERSECTS({name}, BBOX(-50, -30, -30, -10))"
+                if prop.get("x-ogc-role") == "primary-geometry"
+                else f"{name} IS NOT NULL"
             )
             items = httpx.get(
-                f"{served.base}/collections/{layer}/items",
-                params={parameter: value},
-                headers=BEARER,
+                f"{served.base}/collections/{layer}/items", params={"filter": cql}, headers=BEARER
             )
             assert items.status_code == 200, (layer, name, items.text)
+        unknown = httpx.get(
+            f"{served.base}/collections/{layer}/items",
+            params={"filter": "colour = 'red'"},
+            headers=BEARER,
+        )
+        assert unknown.status_code == 400 and "colour" in unknown.json()["detail"]
     missing = httpx.get(f"{served.base}/collections/ships/queryables", headers=BEARER)
     assert missing.status_code == 404
+
+
+#: between L-old's start (T0 - 86_400) and its end (T0 - 80_000): L-old overlaps it but
+#: started before it, so `started_at >= SINCE` is L-campos and L-sar only
+SINCE = T0 - 82_000
+STARTED_SINCE = {"L-campos", "L-sar"}
+
+
+def _header_file(tmp_path: Path) -> str:
+    """A GDAL_HTTP_HEADER_FILE carrying the admin key as a bearer token."""
+    path = tmp_path / "headers.txt"
+    path.write_text(f"Authorization: Bearer {ADMIN_KEY}\n")
+    return str(path)
+
+
+def test_gdal_where_on_started_at_runs_on_the_server(served: Service, tmp_path: Path) -> None:
+    pyogrio = pytest.importorskip("pyogrio")
+    src = f"OAPIF:{served.base}"
+    # the driver (3.12) sends these as `filter=...&filter-lang=cql-text`
+    pyogrio.set_gdal_config_options({"GDAL_HTTP_HEADER_FILE": _header_file(tmp_path)})
+    try:
+        since = _read(src, "leads", where=f"started_at >= '{_iso(SINCE)}'")
+        assert {x["id"] for x in since} == STARTED_SINCE
+        at = _read(src, "leads", where=f"started_at >= '{_iso(T0)}' AND rule = 'SAR-DISTRESS'")
+        assert [x["id"] for x in at] == ["L-sar"]
+        before = _read(src, "leads", where=f"started_at < '{_iso(T0)}'")
+        assert [x["id"] for x in before] == ["L-old"]
+    finally:
+        pyogrio.set_gdal_config_options({"GDAL_HTTP_HEADER_FILE": None})
+
+
+def test_ogrinfo_where_on_started_at(served: Service, tmp_path: Path) -> None:
+    ogrinfo = shutil.which("ogrinfo")
+    if ogrinfo is None:
+        pytest.skip("no ogrinfo (apt-get install gdal-bin)")
+    where = f"started_at >= '{_iso(SINCE)}'"
+    out = subprocess.run(
+        [ogrinfo, "-ro", "-q", f"OAPIF:{served.base}", "leads", "-where", where],
+        env={**os.environ, "GDAL_HTTP_HEADER_FILE": _header_file(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    found = set(re.findall(r"^\s*id \(String\) = (\S+)$", out, re.MULTILINE))
+    assert found == STARTED_SINCE, out[-2000:]
+
+
+def test_owslib_filters_in_cql2_text_and_json(served: Service) -> None:
+    features = pytest.importorskip("owslib.ogcapi.features")
+    api = features.Features(served.base, headers=BEARER)
+    text = api.collection_items("leads", filter=f"started_at >= TIMESTAMP('{_iso(SINCE)}')")
+    assert {f["id"] for f in text["features"]} == STARTED_SINCE
+    cql = {"op": "and", "args": [
+        {"op": "s_intersects", "args": [{"property": "geometry"},
+                                        {"bbox": [-44.0, -24.0, -43.0, -22.0]}]},
+        {"op": ">=", "args": [{"property": "started_at"}, {"timestamp": _iso(SINCE)}]},
+    ]}  # fmt: skip
+    as_json = api.collection_items("leads", filter=json.dumps(cql), **{"filter-lang": "cql2-json"})
+    assert [f["id"] for f in as_json["features"]] == ["L-sar"]
+    named = api.collection_items("vessels", filter="name LIKE 'MARIA%'")
+    assert [f["id"] for f in named["features"]] == [710_000_001]
 
 
 def test_401_names_a_standard_scheme(served: Service) -> None:

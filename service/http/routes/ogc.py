@@ -24,6 +24,7 @@ from vigia.service.errors import NotFoundError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.openapi30 import OPENAPI_30_MEDIA_TYPE, openapi_30
 from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.filtering import FILTER_CONFORMANCE, FILTER_PARAMS, CqlFilter
 from vigia.service.http.routes.leads import RULE_CODES, Status
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
@@ -47,6 +48,7 @@ CONFORMANCE = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
     "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
+    *FILTER_CONFORMANCE,
 ]
 JSON = "application/json"
 CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
@@ -78,6 +80,16 @@ def only_params(*allowed: str) -> Any:
             raise RequestInvalidError(f"unknown query parameter(s): {', '.join(unknown)}")
 
     return Depends(check)
+
+
+def filtering_store(repo: Repository, cql: object) -> LayerStore | None:
+    """The SQL store that runs filters (None when there is no filter to run and the
+    store is another kind); a filter on a store that cannot run it is refused."""
+    if isinstance(repo, LayerStore):
+        return repo
+    if cql is not None:
+        raise RequestInvalidError("this store cannot run a CQL2 filter")
+    return None
 
 
 def _json(example: dict[str, Any], media: str = "application/json") -> dict[int | str, Any]:
@@ -146,6 +158,8 @@ def collection_json(request: Request, repo: Repository, layer: str, scope: Scope
             {"rel": "self", "href": href, "type": "application/json"},
             {"rel": "items", "href": f"{href}/items", "type": GEOJSON_MEDIA_TYPE},
             {"rel": QUERYABLES_REL, "href": f"{href}/queryables", "type": SCHEMA_MEDIA_TYPE},
+            # the draft's relation, the one GDAL's OAPIF driver reads the queryables from
+            {"rel": "queryables", "href": f"{href}/queryables", "type": JSON},
         ],
     }
 
@@ -220,13 +234,16 @@ def _collection_page(
     summary="Leads as features",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
-    dependencies=[only_params("bbox", "datetime", "rule", "status", "limit", "offset")],
+    dependencies=[
+        only_params("bbox", "datetime", "rule", "status", "limit", "offset", *FILTER_PARAMS)
+    ],
 )
 async def lead_items(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
     scope: ViewerScope,
+    cql: CqlFilter,
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
     datetime: Annotated[
         str | None, Query(description="instant or interval (start/end, `..` open)")
@@ -236,7 +253,8 @@ async def lead_items(
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> GeoJSONResponse:
-    """Leads at their closest point, newest first, filtered by bbox, time, rule, status."""
+    """Leads at their closest point, newest first, filtered by bbox, time, rule, status
+    and a CQL2 ``filter``."""
     if rule is not None and rule not in RULE_CODES:
         raise RequestInvalidError(f"unknown rule {rule!r}")
     interval = parse_interval(datetime) or (None, None)
@@ -244,7 +262,12 @@ async def lead_items(
         rule=rule, status=status, start=interval[0], end=interval[1], bbox=parse_bbox(bbox)
     )
     size = clamp_limit(limit, settings)
-    page = partial(repo.list_leads, query, size, offset, scope=scope)
+    store = filtering_store(repo, cql)
+    page = (
+        partial(repo.list_leads, query, size, offset, scope=scope)
+        if store is None
+        else partial(store.filtered_leads, query, cql, size, offset, scope=scope)
+    )
     leads, total = await anyio.to_thread.run_sync(page)
     base = _base(request)
     return _collection_page(request, [lead_feature(x, base) for x in leads], offset, size, total)
@@ -312,8 +335,9 @@ def _vessel_page(
     interval: tuple[float | None, float | None] | None,
     size: int,
     offset: int,
+    cql: Any = None,
 ) -> tuple[list[tuple[Position, VesselInfo | None]], int]:
-    if not isinstance(repo, LayerStore):
+    if filtering_store(repo, cql) is None:
         positions = repo.latest_positions(bbox, size, offset)
         if interval is not None:
             lo, hi = interval
@@ -321,10 +345,12 @@ def _vessel_page(
                 p for p in positions if (lo is None or p.t >= lo) and (hi is None or p.t <= hi)
             ]
         return [(p, repo.get_vessel(p.mmsi)) for p in positions], len(positions)
-    if interval is None:
+    assert isinstance(repo, LayerStore)
+    if interval is None and cql is None:
         positions, total = repo.latest_positions(bbox, size, offset), repo.count_latest(bbox)
     else:
-        positions, total = repo.latest_between(bbox, *interval, size, offset)
+        positions, total = repo.latest_between(bbox, *(interval or (None, None)), size,
+                                               offset, cql)  # fmt: skip
     static = repo.vessels_by_mmsi([p.mmsi for p in positions])
     return [(p, static.get(p.mmsi)) for p in positions], total
 
@@ -335,12 +361,13 @@ def _vessel_page(
     summary="Vessels at their latest positions",
     response_class=GeoJSONResponse,
     responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
-    dependencies=[only_params("bbox", "datetime", "limit", "offset")],
+    dependencies=[only_params("bbox", "datetime", "limit", "offset", *FILTER_PARAMS)],
 )
 async def vessel_items(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
+    cql: CqlFilter,
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
     datetime: Annotated[
         str | None,
@@ -361,7 +388,9 @@ async def vessel_items(
     box = parse_bbox(bbox)
     interval = parse_interval(datetime)
     size = clamp_limit(limit, settings)
-    rows, total = await anyio.to_thread.run_sync(_vessel_page, repo, box, interval, size, offset)
+    rows, total = await anyio.to_thread.run_sync(
+        _vessel_page, repo, box, interval, size, offset, cql
+    )
     base = _base(request)
     features = [vessel_feature(p, v, base) for p, v in rows]
     return _collection_page(request, features, offset, size, total)

@@ -22,7 +22,8 @@ from vigia.service.http.bodies import (
 )
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
-from vigia.service.http.routes.ogc import only_params
+from vigia.service.http.routes.filtering import FILTER_PARAMS, CqlFilter
+from vigia.service.http.routes.ogc import filtering_store, only_params
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
@@ -109,12 +110,13 @@ def _overlaps(zone: Zone, start: float | None, end: float | None) -> bool:
     summary="List zones",
     response_class=GeoJSONResponse,
     responses={**_geojson_example(EXAMPLE_COLLECTION), **_READ_ERRORS},
-    dependencies=[only_params("bbox", "datetime", "limit", "offset")],
+    dependencies=[only_params("bbox", "datetime", "limit", "offset", *FILTER_PARAMS)],
 )
 def list_zone_items(
     request: Request,
     repo: Annotated[Repository, Depends(get_repository)],
     settings: Annotated[Settings, Depends(get_settings)],
+    cql: CqlFilter,
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
     datetime: Annotated[
         str | None,
@@ -123,11 +125,15 @@ def list_zone_items(
     limit: Annotated[int | None, Query(ge=1, le=100_000, description="page size")] = None,
     offset: Offset = 0,
 ) -> GeoJSONResponse:
-    """Current zones as a GeoJSON FeatureCollection, filtered and paged."""
+    """Current zones as a GeoJSON FeatureCollection, filtered (``bbox``, ``datetime``, a
+    CQL2 ``filter``) and paged."""
     box = parse_bbox(bbox)
     interval = parse_interval(datetime)
     size = clamp_limit(limit, settings)
-    if interval is not None and interval[0] != interval[1]:
+    store = filtering_store(repo, cql)
+    if store is not None:
+        page, total = store.filtered_zones(box, interval, cql, size, offset)
+    elif interval is not None and interval[0] != interval[1]:
         everything, _ = repo.list_zones(box, None, None)
         matched = [z for z in everything if _overlaps(z, *interval)]
         page, total = matched[offset : offset + size], len(matched)

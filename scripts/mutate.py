@@ -53,6 +53,10 @@ SART = "tests/alerts/test_sar_distress.py::test_sart_in_test_mode_raises_nothing
 HOLIDAYS = "tests/alerts/test_deadlines.py::test_working_days_by_hand"
 ERAS = "tests/alerts/test_eras.py"
 AUDIT_B = "tests/ballast/test_audit.py::test_exchange_under_b_while_a_was_available"
+# exactly at the figure, and the era-clock plumbing with direct oracles (issue 35)
+AT_BALLAST = "tests/ballast/test_ballast_at_the_bound.py"
+AT_CLOCK = "tests/ingest/test_clock_at_the_bound.py"
+PLUMBING = "tests/alerts/test_era_plumbing.py"
 
 
 @dataclass(frozen=True)
@@ -806,6 +810,147 @@ MUTATIONS: tuple[Mutation, ...] = (
         'DRAFTABLE = ("new", "triaged", "notified", "infraction")',
         (B_DOCS,),
         "a draft before triage",
+    ),
+    # -- AT the bound (issue 35): the comparison with a named threshold made strict or
+    # loose. The value is right on both sides; only a case exactly at the threshold
+    # tells ``<`` from ``<=``, and that is the case a test on both sides never tries
+    M(
+        "bound-ballast-200nm-strict",
+        "zones/ballast.py",
+        "z[distance_nm >= LIMIT_A_NM] = BEYOND",
+        "z[distance_nm > LIMIT_A_NM] = BEYOND",
+        (B_BALLAST, AT_BALLAST),
+        "a point exactly 200 nm from land no longer counts as 200 nm (NORMAM-20: at least)",
+    ),
+    M(
+        "bound-ballast-50nm-strict",
+        "zones/ballast.py",
+        "z[distance_nm >= LIMIT_B_NM] = BETWEEN",
+        "z[distance_nm > LIMIT_B_NM] = BETWEEN",
+        (B_BALLAST, AT_BALLAST),
+        "exactly 50 nm from land is inside the 50 nm line",
+    ),
+    M(
+        "bound-ballast-depth-strict",
+        "zones/ballast.py",
+        "np.nan_to_num(depth_m, nan=-1.0) >= MIN_DEPTH_M",
+        "np.nan_to_num(depth_m, nan=-1.0) > MIN_DEPTH_M",
+        (B_BALLAST, AT_BALLAST),
+        "water exactly 200 m deep is too shallow",
+    ),
+    M(
+        "bound-bather-sail-band-loose",
+        "zones/catalogue.py",
+        "distance_m is not None and distance_m < SAIL_BAND_M:",
+        "distance_m is not None and distance_m <= SAIL_BAND_M:",
+        (B_ZONES, B_RULES),
+        "a sailing boat exactly at the band's outer edge is in the bathers' band",
+    ),
+    M(
+        "bound-eez-loose",
+        "alerts/procedure/waters.py",
+        "if d_brazil > EEZ_NM:",
+        "if d_brazil >= EEZ_NM:",
+        ("tests/alerts/test_island_waters.py", "tests/alerts/test_routing.py"),
+        "a lead exactly 200 nm out is outside the EEZ",
+    ),
+    M(
+        "bound-territorial-loose",
+        "alerts/procedure/waters.py",
+        "return bool(d[0] > TERRITORIAL_NM)",
+        "return bool(d[0] >= TERRITORIAL_NM)",
+        ("tests/alerts/test_island_waters.py", "tests/alerts/test_routing.py"),
+        "exactly 12 nm out is beyond the territorial sea",
+    ),
+    M(
+        "bound-appeals-one-more",
+        "alerts/procedure/workflow.py",
+        ">= MAX_APPEALS",
+        "> MAX_APPEALS",
+        ("tests/alerts/test_appeal_terms.py", B_PROC),
+        "a third appeal where the law allows two instances",
+    ),
+    M(
+        "bound-time-ahead-loose",
+        "ingest/decoder.py",
+        "if t > received_at + self.max_ahead_s:",
+        "if t >= received_at + self.max_ahead_s:",
+        (B_INGEST, "tests/ingest/test_clock_bounds.py", AT_CLOCK),
+        "a time exactly max_ahead_s after receipt is clamped",
+    ),
+    M(
+        "bound-time-stale-loose",
+        "ingest/decoder.py",
+        "and t < received_at - self.max_behind_s",
+        "and t <= received_at - self.max_behind_s",
+        (B_INGEST, "tests/ingest/test_clock_bounds.py", AT_CLOCK),
+        "a report exactly max_behind_s old is refused",
+    ),
+    M(
+        "bound-forget-after-loose",
+        "alerts/settling.py",
+        "if w - last > self.config.forget_after_s and vs.quiet:",
+        "if w - last >= self.config.forget_after_s and vs.quiet:",
+        ("tests/alerts/test_rules_unit.py", ERAS, "tests/alerts/test_arrival.py", PLUMBING),
+        "a vessel silent exactly the forget time is forgotten",
+    ),
+    M(
+        "bound-eras-leap-loose",
+        "alerts/eras.py",
+        "if t - now >= self.back_s:",
+        "if t - now > self.back_s:",
+        (ERAS,),
+        "a leap of exactly the lateness bound stays in the era",
+    ),
+    M(
+        "bound-eras-seen-strict",
+        "alerts/eras.py",
+        "if self._progress - self._seen[i] <= self.back_s:",
+        "if self._progress - self._seen[i] < self.back_s:",
+        (ERAS,),
+        "an era last heard exactly the bound ago no longer takes late records",
+    ),
+    # -- era-clock plumbing (issue 35): what carries each era's clock to whoever needs
+    # it (a broker partition's witness, the forget sweep), with no verdict of its own
+    M(
+        "eras-clocks-latest-only",
+        "alerts/eras.py",
+        "return [*self._hi, now] if self.floor != math.inf else []",
+        "return [now] if self.floor != math.inf else []",
+        (ERAS, PLUMBING),
+        "a partition hears only the latest era's clock: older eras never settle there",
+    ),
+    M(
+        "eras-clocks-without-latest",
+        "alerts/eras.py",
+        "return [*self._hi, now] if self.floor != math.inf else []",
+        "return [*self._hi] if self.floor != math.inf else []",
+        (ERAS, PLUMBING),
+        "a partition never hears the latest era's clock",
+    ),
+    M(
+        "sweep-on-the-latest-clock",
+        "alerts/settling.py",
+        "w = clock(last, now) - bound",
+        "w = now - bound",
+        (ERAS, "tests/alerts/test_arrival.py", PLUMBING),
+        "an older era's vessels are forgotten on the latest era's clock",
+    ),
+    M(
+        "sweep-forgets-open-episodes",
+        "alerts/settling.py",
+        "if w - last > self.config.forget_after_s and vs.quiet:",
+        "if w - last > self.config.forget_after_s:",
+        (ERAS, "tests/alerts/test_arrival.py", "tests/alerts/test_rules_unit.py", PLUMBING),
+        "a silent vessel with an episode open is forgotten, the episode with it",
+    ),
+    M(
+        "sweep-forgets-what-it-heard",
+        "alerts/settling.py",
+        "gone[m] = (vs.tl.last_t, vs.seen)",
+        "pass",
+        (ERAS, "tests/alerts/test_arrival.py"),
+        "a forgotten vessel's rerun records are judged again as new",
     ),
 )
 

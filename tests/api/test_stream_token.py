@@ -8,6 +8,7 @@ test ever holds an endless stream open in process.
 from __future__ import annotations
 
 import base64
+import calendar
 import json
 import time
 from typing import Annotated, Any
@@ -49,7 +50,8 @@ def test_a_key_gets_a_five_minute_token_that_opens_the_stream_only(api: Api) -> 
     _, headers = _key(api, "viewer", None)
     before = time.time()
     got = _token(api, headers)
-    expires = time.mktime(time.strptime(got["expires_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+    # a UTC stamp read as UTC (mktime reads it as local time: an hour off under summer time)
+    expires = calendar.timegm(time.strptime(got["expires_at"], "%Y-%m-%dT%H:%M:%SZ"))
     assert got["expires_in"] == 300 and before + 299 <= expires <= time.time() + 300
     assert got["stream"] == f"/leads/stream?token={got['token']}"
     token = got["token"]

@@ -13,8 +13,15 @@ from vigia.service.db.repository import SqlRepository
 #: what names a method over authority data
 AUTHORITY_DATA = re.compile(r"lead|event|silence|watch|audit|extent|infraction|histor|prior")
 #: those with no caller to scope: the writers of the worker and the bus (leads are routed
-#: as they are stored), the event log's head id, the wake-up hook, audit retention
-NO_CALLER = {"upsert_leads", "last_event_id", "add_event_listener", "purge_audits"}
+#: as they are stored), the event log's head id, whether an id can be resumed after (it
+#: says nothing of any lead: issue 38), the wake-up hook, audit retention
+NO_CALLER = {
+    "upsert_leads",
+    "last_event_id",
+    "unplaceable_event",
+    "add_event_listener",
+    "purge_audits",
+}
 
 
 def test_every_store_method_over_authority_data_requires_a_scope() -> None:

@@ -121,7 +121,7 @@ def _sockets(pid: int) -> int:
     return sum(os.readlink(fd).startswith("socket:") for fd in fds.iterdir())
 
 
-SEND_TIMEOUT_S = 2.0
+SEND_TIMEOUT_S = 6.0
 
 
 def test_sockets_reading_none_of_their_answers_are_cut(tmp_path: Path) -> None:
@@ -134,8 +134,11 @@ def test_sockets_reading_none_of_their_answers_are_cut(tmp_path: Path) -> None:
         # the API description is over 100 kB: a few fill the socket buffers
         socks = _flood(svc.port, 10, 200, None, "/openapi.json")
         opened = time.monotonic()
-        time.sleep(SEND_TIMEOUT_S / 2)
-        assert _sockets(svc.proc.pid) >= at_rest + 10, "cut before the timeout"
+        # well before the timeout (a flood of 2,000 requests can take a loaded machine a
+        # few seconds to answer, and the idle timer runs from the first unread answer)
+        time.sleep(1.0)
+        # (one socket of the count at rest can be a probe's, gone since: 9 of 10)
+        assert _sockets(svc.proc.pid) >= at_rest + 9, "cut before the timeout"
         deadline = opened + SEND_TIMEOUT_S + 4.0  # a margin for a loaded machine
         while time.monotonic() < deadline and _sockets(svc.proc.pid) > at_rest:
             time.sleep(0.1)

@@ -46,6 +46,14 @@ if ! command -v pdftoppm >/dev/null 2>&1; then
   apt_get install -y -qq poppler-utils >/dev/null
 fi
 
+# GDAL's own command-line client (ogrinfo): the OGC filter tests drive it against a real
+# server, as an operator's QGIS/GDAL would (tests/live/test_ogc_clients.py)
+if ! command -v ogrinfo >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt_get update -qq
+  apt_get install -y -qq --no-install-recommends gdal-bin >/dev/null
+fi
+
 # the dashboard's browser tests drive Debian's chromium through Playwright (never a
 # browser downloaded by `playwright install`, which cannot be fetched here)
 if ! command -v chromium >/dev/null 2>&1; then

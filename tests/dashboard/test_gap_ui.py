@@ -1,0 +1,80 @@
+"""Going dark on the page (issue 33): a fishing boat that goes silent for 45 minutes
+passing platform P-52, while the platform's standby vessel is heard around it, is an
+``AIS-GAP`` lead on the list; selecting it draws the silence as a dashed line between
+its two fixes and shades the area it could have reached, in Debian's chromium against a
+real ``vigia serve`` fed over TCP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from scripts import aisgen
+from tests.support.dashboard import P52_ID, Service, Watched
+
+T0 = 1_767_261_600.0  # 2026-01-01T10:00:00Z
+DARK, STANDBY = 710_000_601, 710_000_602
+
+
+def _lines() -> list[str]:
+    from vigia.zones.catalogue import bundled_zones_dir, load_zones
+
+    p52 = next(z for z in load_zones([bundled_zones_dir()]) if z.id == P52_ID).geometry
+    west = aisgen.fwd(p52.x, p52.y, 270, 1_500)
+    start = aisgen.fwd(*west, 180, 6 * aisgen.KN * 3_590)
+    before = aisgen.run(*start, course=0, sog_kn=6.0, t0=T0, dt_s=10, n=360)
+    after = aisgen.run(*aisgen.fwd(p52.x, p52.y, 90, 1_500), course=0, sog_kn=6.0,
+                       t0=T0 + 3_590 + 2_700, dt_s=10, n=60)  # fmt: skip
+    standby = aisgen.run(*aisgen.fwd(p52.x, p52.y, 180, 600), course=0, sog_kn=0.0,
+                         t0=T0, dt_s=180, n=45, nav_status=5)  # fmt: skip
+    out = [*aisgen.static_lines(DARK, T0 - 30, name="PESQUEIRO SEM SINAL", ship_type=30,
+                                length_m=18)]  # fmt: skip
+    # then a ship far offshore reports each minute until the 2 h lateness bound and the
+    # hold have passed the silence: the stream's clock, as later traffic moves it
+    far = aisgen.fwd(p52.x, p52.y, 180, 60_000)
+    clock = [aisgen.Fix(T0 + 3_590 + 2_700 + 60.0 * k, *far, 0.0, 0.0) for k in range(160)]
+    out += [s for _, s in sorted(
+        [*aisgen.lines_for(DARK, [*before, *after]), *aisgen.lines_for(STANDBY, standby),
+         *aisgen.lines_for(710_000_603, clock)]
+    )]  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def dark_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    svc = Service(tmp_path_factory.mktemp("gap")).start()
+    try:
+        assert svc.feed is not None
+        svc.feed.send(_lines())
+        svc.wait_leads(1, timeout=90, mmsi=DARK)
+        yield svc
+    finally:
+        svc.stop()
+
+
+def _rendered(page: Any, layers: list[str]) -> int:
+    return int(
+        page.evaluate(
+            "(ls) => window.__vigia.map.map.queryRenderedFeatures({layers: ls}).length", layers
+        )
+    )
+
+
+def test_a_silence_by_a_platform_is_drawn_dashed_with_its_reach(
+    dark_service: Service, watched: Watched
+) -> None:
+    (lead,) = [x for x in dark_service.get(f"/leads?mmsi={DARK}")["leads"]]
+    assert lead["rule"] == "AIS-GAP" and lead["zone_id"] == P52_ID
+    watched.sign_in(dark_service, "viewer")
+    page = watched.page
+    page.locator("#lead-list li", has_text="PESQUEIRO SEM SINAL").locator("button").click()
+    page.wait_for_selector("#lead-detail:not([hidden])")
+    page.wait_for_function("window.__vigia.map.map.loaded()")
+    assert _rendered(page, ["sel-silence"]) >= 1  # the dashed line between the ends
+    assert _rendered(page, ["sel-path"]) == 0  # not drawn as a track sailed
+    assert _rendered(page, ["sel-reach"]) >= 1  # the area it could reach, shaded
+    assert "AIS-GAP" in page.locator("#lead-detail").inner_text()
+    assert not watched.errors
+    watched.shot("gap-selected")

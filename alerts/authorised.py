@@ -11,22 +11,23 @@ from admins through ``/authorised-vessels``.
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 
+from vigia.alerts.registers import (
+    Cell,
+    check_mmsi,
+    check_text,
+    check_window,
+    instant_cell,
+    parse_mmsi,
+    read_csv,
+)
 from vigia.ingest.errors import InputFormatError
 from vigia.zones.model import Zone
 
 CSV_COLUMNS = ("mmsi", "zone_id", "operator", "valid_from", "valid_to", "note")
-#: a register larger than this is a mistake (or an attack), not a list of supply boats
-MAX_ENTRIES = 100_000
 _MAX_TEXT = 200
-#: at most this many bad rows are named in the refusal (all of them are counted)
-_NAMED_ERRORS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,103 +51,35 @@ class Authorisation:
 
 def check(entry: Authorisation) -> Authorisation:
     """Validate one entry (raises :class:`InputFormatError` naming the problem)."""
-    if not 100_000_000 <= entry.mmsi <= 999_999_999:
-        raise InputFormatError(f"mmsi {entry.mmsi} is not a nine-digit MMSI")
+    check_mmsi(entry.mmsi)
     if (entry.zone_id is None) == (entry.operator is None):
         raise InputFormatError("an entry names either a zone_id or an operator, not both")
-    for name, text in (("zone_id", entry.zone_id), ("operator", entry.operator)):
-        if text is not None and (not text.strip() or len(text) > _MAX_TEXT):
-            raise InputFormatError(f"{name} must be 1 to {_MAX_TEXT} characters")
+    check_text("zone_id", entry.zone_id, _MAX_TEXT)
+    check_text("operator", entry.operator, _MAX_TEXT)
     if entry.note is not None and len(entry.note) > 1_000:
         raise InputFormatError("note is longer than 1000 characters")
-    for name, v in (("valid_from", entry.valid_from), ("valid_to", entry.valid_to)):
-        if v is not None and not math.isfinite(v):
-            raise InputFormatError(f"{name} is not a finite time")
-    if (
-        entry.valid_from is not None
-        and entry.valid_to is not None
-        and entry.valid_to < entry.valid_from
-    ):
-        raise InputFormatError("valid_to is before valid_from")
+    check_window(entry.valid_from, entry.valid_to)
     return entry
-
-
-def parse_instant(text: str, what: str) -> float:
-    """An ISO 8601 instant with an offset, as Unix seconds."""
-    try:
-        dt = datetime.fromisoformat(text)
-    except ValueError:
-        raise InputFormatError(f"{what} {text[:40]!r} is not an ISO 8601 instant") from None
-    if dt.tzinfo is None:
-        raise InputFormatError(f"{what} {text[:40]!r} has no UTC offset")
-    if not 1970 <= dt.year <= 2200:
-        raise InputFormatError(f"{what} {text[:40]!r} is out of range")
-    return dt.timestamp()
-
-
-def parse_mmsi(raw: str | None) -> int:
-    """An MMSI cell as a number: ASCII digits only. ``str.isdigit`` also accepts
-    superscripts (which ``int`` then refuses), Arabic-Indic and fullwidth digits (which
-    ``int`` silently reads): a register names vessels as AIS sends them, in ASCII."""
-    if raw is None or not (raw.isascii() and raw.isdigit()):
-        raise InputFormatError(f"mmsi {raw!r} is not a number in ASCII digits")
-    return int(raw)
 
 
 def parse_csv(text: str) -> list[Authorisation]:
     """Entries from CSV text with a header naming :data:`CSV_COLUMNS` (``mmsi`` and one
     of ``zone_id``/``operator`` required per row; empty cells are absent). Bad rows
     refuse the whole file; the refusal counts them and names the first lines."""
-    # newline="" hands line ends to the csv module, as its documentation asks; what it
-    # still cannot read (a bare carriage return after a quoted field) is the file's fault
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    try:
-        return _entries(reader)
-    except csv.Error as exc:
-        raise InputFormatError(f"line {reader.line_num}: not CSV ({exc})") from None
+    return read_csv(text, CSV_COLUMNS, "mmsi and zone_id or operator", _row)
 
 
-def _entries(reader: csv.DictReader[str]) -> list[Authorisation]:
-    if reader.fieldnames is None or "mmsi" not in reader.fieldnames:
-        raise InputFormatError("the CSV needs a header with at least mmsi and zone_id or operator")
-    unknown = set(reader.fieldnames) - set(CSV_COLUMNS)
-    if unknown:
-        raise InputFormatError(f"unknown CSV columns {sorted(unknown)[:5]}")
-    out: list[Authorisation] = []
-    errors: list[str] = []
-    bad = 0
-    for row in reader:
-        line = reader.line_num
-        if len(out) + bad >= MAX_ENTRIES:
-            raise InputFormatError(f"more than {MAX_ENTRIES} entries")
-
-        def cell(name: str, row: dict[str, str | None] = row) -> str | None:
-            v = row.get(name)
-            return v.strip() if isinstance(v, str) and v.strip() else None
-
-        try:
-            mmsi = parse_mmsi(cell("mmsi"))
-            vf, vt = cell("valid_from"), cell("valid_to")
-            out.append(
-                check(
-                    Authorisation(
-                        mmsi=mmsi,
-                        zone_id=cell("zone_id"),
-                        operator=cell("operator"),
-                        valid_from=None if vf is None else parse_instant(vf, "valid_from"),
-                        valid_to=None if vt is None else parse_instant(vt, "valid_to"),
-                        note=cell("note"),
-                    )
-                )
-            )
-        except InputFormatError as exc:
-            bad += 1
-            if len(errors) < _NAMED_ERRORS:
-                errors.append(f"line {line}: {exc}")
-    if bad:
-        more = "" if bad <= len(errors) else f"; {bad - len(errors)} more"
-        raise InputFormatError(f"{bad} bad row(s), nothing added: {'; '.join(errors)}{more}")
-    return out
+def _row(cell: Cell) -> Authorisation:
+    return check(
+        Authorisation(
+            mmsi=parse_mmsi(cell("mmsi")),
+            zone_id=cell("zone_id"),
+            operator=cell("operator"),
+            valid_from=instant_cell(cell, "valid_from"),
+            valid_to=instant_cell(cell, "valid_to"),
+            note=cell("note"),
+        )
+    )
 
 
 class AuthorisedRegister:

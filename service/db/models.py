@@ -369,18 +369,36 @@ class WebhookAttemptRow(Base):
     ok: Mapped[bool] = mapped_column(Boolean)
 
 
-class AuthorisedVessel(Base):
+class RegisterEntryColumns:
+    """What the entries of every register an admin keeps have: an id, an MMSI, a validity
+    window (Unix seconds; either end open), a note, when it was stored."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mmsi: Mapped[int] = mapped_column(BigInteger)
+    valid_from: Mapped[float | None] = mapped_column(Float)
+    valid_to: Mapped[float | None] = mapped_column(Float)
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class AuthorisedVessel(RegisterEntryColumns, Base):
     """One entry of the authorised-vessel register (NORMAM-07 0212 f)): an MMSI allowed
     at one zone or at every zone of one operator, for a validity window."""
 
     __tablename__ = "authorised_vessels"
     __table_args__ = (Index("ix_authorised_vessels_mmsi", "mmsi"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    mmsi: Mapped[int] = mapped_column(BigInteger)
     zone_id: Mapped[str | None] = mapped_column(Text)
     operator: Mapped[str | None] = mapped_column(Text)
-    valid_from: Mapped[float | None] = mapped_column(Float)
-    valid_to: Mapped[float | None] = mapped_column(Float)
-    note: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[float] = mapped_column(Float)
+
+
+class StateVesselRow(RegisterEntryColumns, Base):
+    """One entry of the register of state vessels (issue 34): an MMSI that is the Navy's
+    or another state service's, for a validity window, with the source that says so."""
+
+    __tablename__ = "state_vessels"
+    __table_args__ = (Index("ix_state_vessels_mmsi", "mmsi"),)
+
+    name: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(Text)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vigia.alerts.authorised import Authorisation
+from vigia.alerts.identity.state_register import StateVessel
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move
@@ -215,6 +216,21 @@ class Repository(Protocol):
 
     def delete_authorisation(self, entry_id: int) -> bool:
         """Remove one register entry; False if there is none with that id."""
+
+    # the register of state vessels (issue 34)
+    def add_state_vessels(self, entries: Sequence[StateVessel]) -> list[StateVessel]:
+        """Add state-vessel entries, all or none (in bounded batches); returns them with
+        their ids."""
+
+    def list_state_vessels(self) -> list[StateVessel]:
+        """Every state-vessel entry, oldest first."""
+
+    def delete_state_vessel(self, entry_id: int) -> bool:
+        """Remove one state-vessel entry; False if there is none with that id."""
+
+    def seed_state_vessels(self, entries: Sequence[StateVessel]) -> int:
+        """Store the bundled entries once, into a store that never had them offered and
+        holds none; returns how many were stored."""
 
     def all_vessels(self) -> list[VesselInfo]:
         """Every vessel's latest static data (loaded into the worker at start)."""

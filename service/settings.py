@@ -267,12 +267,15 @@ class AuthSettings(BaseSettings):
 
 
 class ZoneSettings(BaseSettings):
-    """Where the bundled zones come from, loaded into an empty store at start."""
+    """Where the bundled zones come from, loaded into an empty store at start; and the
+    bundled register of state vessels (``VIGIA_STATE_VESSELS_FILE``, a CSV; default the
+    bundled data/state_vessels.csv), offered once to a store that holds none."""
 
     model_config = SettingsConfigDict(env_prefix="VIGIA_", extra="ignore")
 
     zones_dir: str | None = None
     load_bundled: bool = True
+    state_vessels_file: str | None = None
 
 
 class BusSettings(BaseSettings):

@@ -175,12 +175,13 @@ def _dump_tasks() -> None:
 
 
 def _open_store(settings: Settings) -> Repository:
-    """The migrated store, with the bundled zones if it has none.
+    """The migrated store, with the bundled zones (and state vessels) if it has none.
 
     Not through the API's Runtime: importing the API (its ballast routes above all) costs
     seconds a restarted worker should spend catching up instead.
     """
     from vigia.service.db.store import open_repository
+    from vigia.service.runtime import state_vessels
 
     repo = open_repository(settings.database.url, sqlite_path=settings.database.sqlite_path)
     try:
@@ -191,6 +192,7 @@ def _open_store(settings: Settings) -> Repository:
             folder = settings.zones.zones_dir or str(bundled_zones_dir())
             # several workers start together on an empty store: one of them seeds
             repo.seed_zones(load_zones([folder]))
+        state_vessels.seed(repo, settings.zones)
     except BaseException:
         repo.close()
         raise

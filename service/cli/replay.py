@@ -23,6 +23,7 @@ from vigia.ingest.progress import progress_blocks
 from vigia.ingest.records import Record
 from vigia.ingest.sources import REPLAY_HINT, FileSource
 from vigia.service.cli.decode import is_csv
+from vigia.service.runtime import state_vessels
 from vigia.service.runtime.gc_tune import freeze_startup_heap
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
@@ -60,6 +61,13 @@ def register(sub: Any) -> None:
         metavar="CSV",
         help="authorised-vessel register (mmsi,zone_id,operator,valid_from,valid_to,note);"
         " repeatable",
+    )
+    p.add_argument(
+        "--state-vessels",
+        action="append",
+        metavar="CSV",
+        help="register of state vessels (mmsi,name,kind,source,valid_from,valid_to,note): a"
+        " ship type 35/55 exempts only these; repeatable",
     )
     p.add_argument(
         "--hold-s",
@@ -122,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             entries += parse_csv(Path(path).read_text(encoding="utf-8-sig"))
         except OSError as exc:
             raise IngestError(f"cannot read {path}: {exc}") from None
+    state = [e for path in args.state_vessels or [] for e in state_vessels.read_file(path)]
     index = ZoneIndex(zones)
     tune_gc()
     ingestor = BatchIngestor()
@@ -132,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         EpisodeConfig(hold_s=args.hold_s, hold_m=args.hold_m),
         register=AuthorisedRegister(entries),
     )
+    state_vessels.apply(pipeline, state)
     written = 0
     shown: list[Lead] = []
     with ExitStack() as stack:

@@ -29,6 +29,7 @@ from vigia.service.http.metrics_live import LiveSources
 from vigia.service.http.problems import document_problems, install_problem_handlers
 from vigia.service.http.rate_limit import RateLimits
 from vigia.service.http.routes import include_routers
+from vigia.service.runtime import state_vessels
 from vigia.service.runtime.archive_check import check_at_start
 from vigia.service.runtime.archiving import DailyArchiver
 from vigia.service.runtime.gc_tune import freeze_startup_heap
@@ -125,6 +126,7 @@ class Runtime:
         try:
             repo.migrate()
             load_bundled_zones(repo, settings)
+            state_vessels.seed(repo, settings.zones)
             # leads not yet notified follow a new version's register of offices
             repo.sync_register(register_fingerprint())
             checked = None
@@ -170,6 +172,11 @@ class Runtime:
         if self.worker is not None:
             self.worker.reload_register(self.repository.list_authorisations())
 
+    def state_vessels_changed(self) -> None:
+        """Hand the worker the register of state vessels after an edit."""
+        if self.worker is not None:
+            self.worker.reload_state_vessels(self.repository.list_state_vessels())
+
     def close(self) -> None:
         """Stop the worker (storing what it holds), then release the store."""
         try:
@@ -206,6 +213,7 @@ def create_app(
         app.state.dispatcher = runtime.dispatcher
         app.state.on_zones_changed = runtime.zones_changed
         app.state.on_register_changed = runtime.register_changed
+        app.state.on_state_vessels_changed = runtime.state_vessels_changed
         if runtime.worker is not None:
             metrics.attach(runtime.worker.snapshot)
         repo = runtime.repository

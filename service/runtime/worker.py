@@ -35,6 +35,7 @@ from vigia.service.runtime.counts import (
 )
 from vigia.service.runtime.feeds import LineSource, sources_from_settings
 from vigia.service.runtime.snapshot import IngestSnapshot
+from vigia.service.runtime.state_vessels import ReloadsStateVessels
 from vigia.service.settings import IngestSettings
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import Zone
@@ -44,7 +45,7 @@ _BATCH = 2_000
 _LIVE_LAG_S = 300.0
 
 
-class IngestWorker:
+class IngestWorker(ReloadsStateVessels):
     """Runs the ingest pipeline on threads and keeps the counts /metrics shows."""
 
     def __init__(
@@ -90,6 +91,7 @@ class IngestWorker:
             aton=aton,
             register=AuthorisedRegister(repo.list_authorisations()),
         )
+        self.reload_state_vessels(repo.list_state_vessels())
         self._writer = BufferedWriter(
             repo,
             max_buffered=settings.write_buffer,

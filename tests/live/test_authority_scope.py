@@ -93,6 +93,10 @@ ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/authorised-vessels"): ADMIN,
     ("POST", "/authorised-vessels/import"): ADMIN,
     ("DELETE", "/authorised-vessels/{entry_id}"): ADMIN,
+    ("GET", "/state-vessels"): PUBLIC,  # the national register of state vessels (issue 34)
+    ("POST", "/state-vessels"): ADMIN,
+    ("POST", "/state-vessels/import"): ADMIN,
+    ("DELETE", "/state-vessels/{entry_id}"): ADMIN,
     ("GET", "/ballast/lines"): PUBLIC,
     ("POST", "/ballast/assess"): PUBLIC,
     ("POST", "/ballast/audits"): WRITE,

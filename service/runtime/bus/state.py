@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import Zone
@@ -70,6 +71,10 @@ class _Pickler(pickle.Pickler):
             return "index"
         if obj is self._index.zones:
             return "zones"
+        if isinstance(obj, StateVessels):
+            # like the zones, the register lives in the store: the worker hands the
+            # current one to the pipeline when it takes the partition
+            return "state_vessels"
         if isinstance(obj, Zone):
             pos = self._zone_pos.get(id(obj))
             if pos is None:
@@ -88,6 +93,8 @@ class _Unpickler(pickle.Unpickler):
             return self._index
         if pid == "zones":
             return self._index.zones
+        if pid == "state_vessels":
+            return StateVessels()
         if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == "zone":
             return self._index.zones[int(pid[1])]
         raise StateError(f"unknown reference {pid!r}")

@@ -33,6 +33,7 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.registry import VesselRegistry
 from vigia.service.db.protocol import Repository
+from vigia.service.runtime import state_vessels
 from vigia.service.runtime.bus import state as bus_state
 from vigia.service.runtime.bus.codec import Subjects
 from vigia.service.runtime.bus.partition import HeldPartition, PartitionLost
@@ -104,6 +105,8 @@ class EvalWorker:
         self._store_ok = True
         self._store_ok_at = time.monotonic()
         self._index: ZoneIndex | None = None
+        # the register of state vessels: read at each take and every 60 s (issue 34)
+        self._state_vessels = state_vessels.Poll(repo)
         self._stop = asyncio.Event()
         self.started = asyncio.Event()
 
@@ -242,6 +245,7 @@ class EvalWorker:
             await self._check_zones()
         except Exception:  # the store may be away; judging goes on with the zones held
             log.warning("zone check failed", exc_info=True)
+        await self._state_vessels.refresh(h.state.pipeline for h in self._held.values())
 
     async def _renew(self, p: int) -> None:
         try:
@@ -259,6 +263,8 @@ class EvalWorker:
         except nats.js.errors.KeyWrongLastSequenceError:
             return  # still held by its previous owner; it will let go or lapse
         state, state_rev, cut = await self._load_state(p)
+        await self._state_vessels.refresh((), now=True)
+        state.pipeline.state_vessels = self._state_vessels.register
         held = HeldPartition(
             p,
             state,

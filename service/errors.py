@@ -38,6 +38,13 @@ class FilterInvalidError(RequestInvalidError):
     code = "invalid-filter"
 
 
+class CursorInvalidError(RequestInvalidError):
+    """A paging ``cursor`` the server did not write (tampered, truncated, or for another
+    order): a 400, as a malformed query parameter is."""
+
+    code = "invalid-cursor"
+
+
 class ConflictError(RequestInvalidError):
     """A request the current state refuses (revoking the last admin key)."""
 
@@ -83,7 +90,8 @@ HTTP_STATUS: tuple[tuple[type[VigiaError], int], ...] = (
     (PreconditionFailedError, 412),
     (PayloadTooLargeError, 413),
     (ConflictError, 409),
-    (FilterInvalidError, 400),  # OGC API - Features Part 3: a bad filter is a 400
+    (FilterInvalidError, 400),
+    (CursorInvalidError, 400),  # OGC API - Features Part 3: a bad filter is a 400
     (ZoneError, 422),
     (RequestInvalidError, 422),
     (InputFormatError, 400),

@@ -13,12 +13,12 @@ from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, VesselInfo
-from vigia.service.db import sqlite_spatial
+from vigia.service.db import lead_pages, sqlite_spatial
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel
 from vigia.service.db.cql_sql import Cql2, Field, to_condition
 from vigia.service.db.models import LeadRow, Vessel, VesselLatest, ZoneVersion
-from vigia.service.db.protocol import BBox, LeadQuery, Scope
+from vigia.service.db.protocol import BBox, LeadKey, LeadPage, LeadQuery, Scope
 from vigia.service.db.zones_leads import in_scope
 from vigia.zones.model import Zone
 
@@ -100,6 +100,35 @@ class LayerStore:
         with self._tx() as conn:
             self._prepare(conn)
             return zl.list_leads(conn, self._pg, query, limit, offset, scope, extra)
+
+    def page_leads(
+        self,
+        query: LeadQuery,
+        limit: int,
+        *,
+        scope: Scope,
+        after: LeadKey | None = None,
+        offset: int = 0,
+        cql: Cql2 | None = None,
+    ) -> LeadPage:
+        """A page of the leads in ``scope`` matching ``query`` and the CQL2 filter, after
+        the key ``after`` (or ``offset`` leads in), with a count marked exact or not
+        (``lead_pages.py``)."""
+        extra = self._filter("leads", cql)
+        cache = self.__dict__.setdefault("_lead_counts", {})
+        with self._tx() as conn:
+            self._prepare(conn)
+            return lead_pages.page_leads(
+                conn,
+                self._pg,
+                query,
+                limit,
+                scope,
+                after=after,
+                offset=offset,
+                extra=extra,
+                cache=cache,
+            )
 
     def filtered_zones(
         self, bbox: BBox | None, interval: Interval | None, cql: Cql2 | None, limit: int,

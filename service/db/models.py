@@ -177,6 +177,23 @@ class LeadRow(Base):
     version: Mapped[int] = mapped_column(Integer, server_default=text("1"), default=1)
 
 
+#: the keyset indexes of the lead lists (migration 0013): each offered order, over the
+#: unsilenced leads every list shows by default, alone and under the common filters
+_UNSILENCED = LeadRow.silence_id.is_(None)
+_DUE = _UNSILENCED & LeadRow.due_on.is_not(None)
+_NEWEST = (LeadRow.started_at.desc(), LeadRow.id)
+LEAD_LIST_INDEXES = (
+    ("ix_leads_newest", (), _UNSILENCED),
+    ("ix_leads_due", (LeadRow.due_on,), _DUE),
+    ("ix_leads_rule_newest", (LeadRow.rule,), _UNSILENCED),
+    ("ix_leads_status_newest", (LeadRow.status,), _UNSILENCED),
+    ("ix_leads_authority_newest", (LeadRow.authority,), _UNSILENCED),
+    ("ix_leads_authority_due", (LeadRow.authority, LeadRow.due_on), _DUE),
+)
+for _name, _lead, _where in LEAD_LIST_INDEXES:
+    Index(_name, *_lead, *_NEWEST, sqlite_where=_where, postgresql_where=_where)
+
+
 class LeadHistoryRow(Base):
     """One change of a lead's procedure; database triggers refuse updates and deletes."""
 

@@ -63,6 +63,27 @@ class LeadQuery:
 
 
 @dataclass(slots=True, frozen=True)
+class LeadKey:
+    """Where a page of leads ends: the last lead's sort key (a keyset cursor). The next
+    page starts right after it, in the list's order, however many leads came before."""
+
+    started_at: float
+    id: str
+    due_on: str | None = None  # the ``due`` order's first key (None: no deadline)
+
+
+@dataclass(slots=True, frozen=True)
+class LeadPage:
+    """A page of leads, how many match (exact, or an estimate when ``exact`` is False),
+    and the key after which the next page starts (None: this is the last page)."""
+
+    leads: list[Lead]
+    total: int
+    exact: bool
+    next_key: LeadKey | None
+
+
+@dataclass(slots=True, frozen=True)
 class ApiKeyRecord:
     """A stored API key (only its hash is kept)."""
 
@@ -164,6 +185,19 @@ class Repository(Protocol):
         self, query: LeadQuery, limit: int, offset: int = 0, *, scope: Scope
     ) -> tuple[list[Lead], int]:
         """A page of the leads in ``scope``, newest first, and the total matched."""
+
+    def page_leads(
+        self,
+        query: LeadQuery,
+        limit: int,
+        *,
+        scope: Scope,
+        after: LeadKey | None = None,
+        offset: int = 0,
+    ) -> LeadPage:
+        """A page of the leads in ``scope`` after the key ``after`` (keyset paging: every
+        page costs the same) or, for old clients, ``offset`` leads in; the count is exact
+        where cheap and otherwise an estimate marked as one."""
 
     def move_lead(
         self,

@@ -16,16 +16,16 @@ from vigia.service.db.protocol import LeadQuery, Repository, Scope
 from vigia.service.errors import PermissionDeniedError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.paging import Cursor, cursor_links, decode_cursor
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
+    MAX_OFFSET,
     TIME_DESCRIPTION,
     GeoJSONResponse,
-    Offset,
     check_order,
     clamp_limit,
     get_settings,
-    page_links,
     parse_bbox,
     parse_time,
 )
@@ -66,6 +66,7 @@ EXAMPLE_LEAD: dict[str, Any] = {
 EXAMPLE_PAGE: dict[str, Any] = {
     "leads": [EXAMPLE_LEAD],
     "numberMatched": 1,
+    "numberMatchedExact": True,
     "numberReturned": 1,
     "links": [{"rel": "self", "href": "http://127.0.0.1:8000/leads?rule=SEC-PLATFORM"}],
 }
@@ -147,7 +148,7 @@ def evidence_geojson(lead: Lead) -> dict[str, Any]:
     summary="List leads",
     responses={
         200: {"content": {"application/json": {"example": EXAMPLE_PAGE}}},
-        **problem_responses(401, 403, 422),
+        **problem_responses(400, 401, 403, 422),
     },
 )
 def list_leads(
@@ -169,7 +170,10 @@ def list_leads(
         str | None, Query(description="on the closest point; " + BBOX_DESCRIPTION)
     ] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
-    offset: Offset = 0,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_OFFSET, description="items to skip (old clients: follow `next`)")
+    ] = 0,
+    cursor: Cursor = None,
     authority: Annotated[
         str | None, Query(max_length=200, description="the Capitania / Delegacia / Agência")
     ] = None,
@@ -182,7 +186,12 @@ def list_leads(
     ] = False,
 ) -> dict[str, Any]:
     """Leads, newest first (or soonest deadline first), filtered by rule, zone, vessel,
-    status, authority, time and bbox. A key limited to one authority sees only its own."""
+    status, authority, time and bbox. A key limited to one authority sees only its own.
+
+    Pages are read with cursors: follow the `next` link (its `cursor` is the last lead's
+    sort key), and every page costs what the first does. `numberMatched` is exact when
+    `numberMatchedExact` is true, else an estimate (docs/contract.md). A `cursor` the
+    server did not write for this `sort` is a 400 problem."""
     check_authority(scope, authority)
     if rule is not None and rule not in RULE_CODES:
         # a mistyped code would otherwise look like "no leads", which misleads an inspector
@@ -202,12 +211,14 @@ def list_leads(
         sort=sort,
     )
     size = clamp_limit(limit, settings)
-    leads, total = repo.list_leads(query, size, offset, scope=scope)
+    after = decode_cursor(cursor, sort)
+    page = repo.page_leads(query, size, scope=scope, after=after, offset=offset)
     return {
-        "leads": [lead.to_json() for lead in leads],
-        "numberMatched": total,
-        "numberReturned": len(leads),
-        "links": page_links(request, offset, size, len(leads), total, "application/json"),
+        "leads": [lead.to_json() for lead in page.leads],
+        "numberMatched": page.total,
+        "numberMatchedExact": page.exact,
+        "numberReturned": len(page.leads),
+        "links": cursor_links(request, page, sort, size, offset, "application/json"),
     }
 
 

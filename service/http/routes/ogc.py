@@ -26,6 +26,7 @@ from vigia.service.http.openapi30 import OPENAPI_30_MEDIA_TYPE, openapi_30
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.filtering import FILTER_CONFORMANCE, FILTER_PARAMS, CqlFilter
 from vigia.service.http.routes.leads import RULE_CODES, Status
+from vigia.service.http.routes.paging import Cursor, cursor_links, decode_cursor
 from vigia.service.http.routes.params import (
     BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
@@ -235,7 +236,9 @@ def _collection_page(
     response_class=GeoJSONResponse,
     responses={**_json({"type": "FeatureCollection"}, GEOJSON_MEDIA_TYPE), **_READ},
     dependencies=[
-        only_params("bbox", "datetime", "rule", "status", "limit", "offset", *FILTER_PARAMS)
+        only_params(
+            "bbox", "datetime", "rule", "status", "limit", "offset", "cursor", *FILTER_PARAMS
+        )
     ],
 )
 async def lead_items(
@@ -252,9 +255,12 @@ async def lead_items(
     status: Annotated[Status | None, Query()] = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    cursor: Cursor = None,
 ) -> GeoJSONResponse:
     """Leads at their closest point, newest first, filtered by bbox, time, rule, status
-    and a CQL2 ``filter``."""
+    and a CQL2 ``filter``. The ``next`` link carries a cursor (keyset paging: a deep
+    page costs what the first does); ``numberMatched`` is given only when exact. A
+    ``cursor`` the server did not write is a 400 problem."""
     if rule is not None and rule not in RULE_CODES:
         raise RequestInvalidError(f"unknown rule {rule!r}")
     interval = parse_interval(datetime) or (None, None)
@@ -263,14 +269,25 @@ async def lead_items(
     )
     size = clamp_limit(limit, settings)
     store = filtering_store(repo, cql)
+    after = decode_cursor(cursor, "newest")
     page = (
-        partial(repo.list_leads, query, size, offset, scope=scope)
+        partial(repo.page_leads, query, size, scope=scope, after=after, offset=offset)
         if store is None
-        else partial(store.filtered_leads, query, cql, size, offset, scope=scope)
-    )
-    leads, total = await anyio.to_thread.run_sync(page)
+        else partial(store.page_leads, query, size, scope=scope, after=after, offset=offset,
+                     cql=cql)
+    )  # fmt: skip
+    got = await anyio.to_thread.run_sync(page)
     base = _base(request)
-    return _collection_page(request, [lead_feature(x, base) for x in leads], offset, size, total)
+    body: dict[str, Any] = {
+        "type": "FeatureCollection",
+        "features": [lead_feature(x, base) for x in got.leads],
+    }
+    if got.exact:  # OGC: numberMatched only when it is the true number
+        body["numberMatched"] = got.total
+    body["numberReturned"] = len(got.leads)
+    body["timeStamp"] = iso_utc(time.time())
+    body["links"] = cursor_links(request, got, "newest", size, offset)
+    return GeoJSONResponse(body)
 
 
 @get_and_head(

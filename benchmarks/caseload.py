@@ -1,0 +1,198 @@
+"""A centre's caseload (issue 39): the lead lists at any depth on a SQLite store.
+
+Usage: python -m benchmarks.caseload [--leads 100000] [--requests 200] [--limit 100]
+                                     [--quick]
+
+Builds a SQLite store of ``--leads`` leads (through the repository's upsert, in batches
+of 5,000; a tenth with a pending deadline, three authorities, four rules) and times, in
+process through the app's TestClient, ``--requests`` sequential requests each of:
+
+- the default list (``GET /leads``), ``sort=due``, a rule filter, an authority filter;
+- the last page reached by following cursors (its ``next`` cursor, found by walking the
+  whole list once; the walk's per-page figures are printed too);
+- the baseline: the same last page by ``offset``, which reads every row before it.
+
+Prints p50 and p99 in milliseconds and whether each count was exact. ``--quick`` (a
+smoke run): 2,000 leads, 20 requests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from vigia.alerts.lead import EvidencePoint, Lead
+from vigia.service.db.models import LeadRow
+from vigia.service.db.store import open_repository
+from vigia.service.http.app import create_app, new_api_key
+from vigia.service.http.deps import hash_key
+from vigia.service.settings import (
+    ApiSettings,
+    ArchiveSettings,
+    DatabaseSettings,
+    IngestSettings,
+    Settings,
+    ZoneSettings,
+)
+
+T0 = 1_735_689_600.0  # 2025-01-01
+RULES = ("SEC-PLATFORM", "SEC-MILITARY", "AIS-GAP", "SEC-ANCHORAGE")
+AUTHORITIES = ("Capitania dos Portos do Rio de Janeiro", "Capitania dos Portos de São Paulo",
+               "Capitania dos Portos do Espírito Santo")  # fmt: skip
+
+
+def _lead(i: int) -> Lead:
+    t = T0 + i * 300.0  # one every 5 minutes: 100,000 is about a year
+    lon, lat = -40.0 - (i % 997) / 500.0, -22.0 - (i % 991) / 500.0
+    return Lead(
+        id=f"L-{i:08d}",
+        mmsi=710_000_000 + i % 5_000,
+        rule=RULES[i % len(RULES)],
+        citation="NORMAM-07/DPC 0212 f)",
+        zone_id=f"zone-{i % 50}",
+        zone_kind="platform",
+        started_at=t,
+        ended_at=t + 600.0,
+        min_distance_m=120.0,
+        max_sog_kn=8.5,
+        closest_lon=lon,
+        closest_lat=lat,
+        closest_t=t + 60.0,
+        evidence=[
+            EvidencePoint(t, lon - 0.01, lat, 8.5, 90.0, 0, 300.0),
+            EvidencePoint(t + 60.0, lon, lat, 8.0, 91.0, 0, 120.0),
+        ],
+        raw_sentences=[],
+        vessel={"name": f"NAVIO {i % 5_000}", "ship_type": 30},
+        authority=AUTHORITIES[i % len(AUTHORITIES)],
+        zone_version=1,
+    )
+
+
+def build(url: str, n: int) -> float:
+    """Store ``n`` leads (a tenth with a deadline); the seconds it took."""
+    t0 = time.perf_counter()
+    repo = open_repository(url)
+    try:
+        repo.migrate()
+        for start in range(0, n, 5_000):
+            repo.upsert_leads([_lead(i) for i in range(start, min(n, start + 5_000))])
+        engine: Any = repo.engine  # type: ignore[attr-defined]
+        with engine.begin() as conn:
+            for day in range(30):
+                ids = [f"L-{i:08d}" for i in range(day, n, 300)]  # every 10th lead in all
+                due = f"2026-02-{1 + day % 28:02d}"
+                for k in range(0, len(ids), 500):
+                    chunk = ids[k : k + 500]
+                    conn.execute(update(LeadRow).where(LeadRow.id.in_(chunk)).values(due_on=due))
+        with engine.begin() as conn:
+            conn.exec_driver_sql("ANALYZE")
+    finally:
+        repo.close()
+    return time.perf_counter() - t0
+
+
+def settings_for(url: str, tmp: Path) -> Settings:
+    """The app on the benchmark's store: no worker, no rate limits."""
+    (tmp / "zones").mkdir(exist_ok=True)
+    return Settings(
+        database=DatabaseSettings(url=url, sqlite_path=str(tmp / "x.sqlite")),
+        api=ApiSettings(rate_per_key=0, rate_per_address=0),
+        ingest=IngestSettings(worker=False),
+        zones=ZoneSettings(zones_dir=str(tmp / "zones")),
+        archive=ArchiveSettings(data_dir=str(tmp / "data")),
+    )
+
+
+def timed(get: Callable[[], Any], n: int) -> tuple[float, float, Any]:
+    """p50 and p99 (ms) of ``n`` calls, and the last answer."""
+    times: list[float] = []
+    last: Any = None
+    for _ in range(n):
+        t0 = time.perf_counter()
+        last = get()
+        times.append((time.perf_counter() - t0) * 1000.0)
+    times.sort()
+    p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
+    return statistics.median(times), p99, last
+
+
+def _next(body: dict[str, Any]) -> str | None:
+    return next((x["href"] for x in body["links"] if x["rel"] == "next"), None)
+
+
+def run(n: int, requests: int, limit: int) -> None:
+    """Build, serve in process, time and print."""
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        url = f"sqlite:///{tmp / 'caseload.sqlite'}"
+        print(f"caseload: {n:,} leads on SQLite, {requests} requests a case, limit {limit}")
+        print(f"  store built in {build(url, n):.1f} s")
+        with TestClient(create_app(settings_for(url, tmp))) as client:
+            key = new_api_key()
+            client.app.state.repository.add_api_key("bench", "viewer", hash_key(key))  # type: ignore[attr-defined]
+            h = {"X-API-Key": key}
+
+            def get(path: str) -> Callable[[], Any]:
+                def call() -> Any:
+                    r = client.get(path, headers=h)
+                    assert r.status_code == 200, r.text
+                    return r.json()
+
+                return call
+
+            # walk the whole default list by its next links once: the last page's cursor
+            walk: list[float] = []
+            href: str | None = f"/leads?limit={limit}"
+            last = href
+            pages = 0
+            while href is not None:
+                t0 = time.perf_counter()
+                body = client.get(href, headers=h).json()
+                walk.append((time.perf_counter() - t0) * 1000.0)
+                pages += 1
+                last, href = href, _next(body)
+            walk.sort()
+            cases = {
+                "default list (newest first)": f"/leads?limit={limit}",
+                "sort=due": f"/leads?sort=due&limit={limit}",
+                "rule filter (AIS-GAP)": f"/leads?rule=AIS-GAP&limit={limit}",
+                "authority filter": f"/leads?authority={AUTHORITIES[1]}&limit={limit}",
+                "OGC items, bbox": f"/collections/leads/items?bbox=-41,-23,-40,-22&limit={limit}",
+                "last page by cursor": last,
+                "baseline: last page by offset": f"/leads?limit={limit}&offset={n - limit}",
+            }
+            print(f"  {'case':32} {'p50 ms':>8} {'p99 ms':>8}  count")
+            for name, path in cases.items():
+                p50, p99, body = timed(get(path), requests)
+                exact = body.get("numberMatchedExact", "numberMatched" in body)
+                count = body.get("numberMatched", "-")
+                print(f"  {name:32} {p50:8.1f} {p99:8.1f}  {count} (exact: {exact})")
+            p50w = statistics.median(walk)
+            p99w = walk[min(len(walk) - 1, round(0.99 * (len(walk) - 1)))]
+            print(f"  walk of {pages} pages by next links: p50 {p50w:.1f} ms, p99 {p99w:.1f} ms")
+
+
+def main() -> None:
+    """Parse the arguments and run."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--leads", type=int, default=100_000)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--limit", type=int, default=100)
+    ap.add_argument("--quick", action="store_true", help="2,000 leads, 20 requests")
+    a = ap.parse_args()
+    if a.quick:
+        a.leads, a.requests = 2_000, 20
+    run(a.leads, a.requests, a.limit)
+
+
+if __name__ == "__main__":
+    main()

@@ -105,9 +105,11 @@ def test_healthz_answers_within_a_second_under_a_pipelined_flood(
                 f"{sockets} x {per_socket}: /healthz worst {worst:.3f} s, {len(latencies)} probes"
             )
             assert worst < 1.0, (sockets, per_socket, f"/healthz took {worst:.2f} s")
-            # the flood was served meanwhile (or refused over the key's rate): it was on
-            want = b"HTTP/1.1 401" if key is None else b"HTTP/1.1 200"
-            assert want in answered, answered[:300]
+            # the flood was answered meanwhile: keyless, 401; with the key, served or, past
+            # its rate (100/s, burst 400: a loaded machine reads fewer answers in time),
+            # refused with 429: either way it was on, not stalled
+            want = (b"HTTP/1.1 401",) if key is None else (b"HTTP/1.1 200", b"HTTP/1.1 429")
+            assert any(w in answered for w in want), answered[:300]
     finally:
         for s in socks:
             s.close()

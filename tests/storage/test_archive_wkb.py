@@ -101,12 +101,3 @@ def test_vigia_reads_an_archive_holding_days_of_both_kinds(tmp_path: Path) -> No
         (T0 + 86_400 + 3_600.25, -46.5, -24.125),
     ]
     assert not (tmp_path / "_quarantine").exists()
-
-
-def test_geopandas_reads_both(tmp_path: Path) -> None:
-    geopandas = pytest.importorskip("geopandas")
-    for day, encoding in ((DAY, "native"), (DAY + 1, "wkb")):
-        gdf = geopandas.read_parquet(_write(tmp_path, day, encoding))
-        assert gdf.crs.to_string() == "OGC:CRS84"
-        got = list(zip(gdf.geometry.x, gdf.geometry.y, strict=True))
-        assert got == [(r[2], r[3]) for r in ROWS]

@@ -97,29 +97,28 @@ class Coverage:
     def others_heard(self, cells: Iterable[int], t0: float, t1: float, mmsi: int) -> int:
         """Vessels other than ``mmsi`` heard in ``cells`` in the buckets wholly inside
         (t0, t1): what says the area was covered while one was silent."""
-        heard: set[int] = set()
-        for cell in cells:
-            for b in _inside(t0, t1):
-                got = self._cells.get((cell, b))
-                if got:
-                    heard |= got
-        heard.discard(mmsi)
-        return len(heard)
+        keys = [(cell, b) for cell in cells for b in _inside(t0, t1)]
+        return _others(self._cells, keys, mmsi)
 
     def source_heard(self, source: str, t0: float, t1: float, mmsi: int) -> int:
         """Vessels other than ``mmsi`` that ``source`` heard in the buckets wholly inside
         (t0, t1): whether the receiver was alive."""
-        heard: set[int] = set()
-        for b in _inside(t0, t1):
-            got = self._sources.get((source, b))
-            if got:
-                heard |= got
-        heard.discard(mmsi)
-        return len(heard)
+        return _others(self._sources, [(source, b) for b in _inside(t0, t1)], mmsi)
 
     def held_from(self) -> float:
         """The oldest time still counted."""
         return (self._newest - KEEP) * BUCKET_S
+
+
+def _others(table: dict[Any, set[int]], keys: Iterable[Any], mmsi: int) -> int:
+    """How many vessels but ``mmsi`` the table holds under any of ``keys``."""
+    heard: set[int] = set()
+    for key in keys:
+        got = table.get(key)
+        if got:
+            heard |= got
+    heard.discard(mmsi)
+    return len(heard)
 
 
 def _inside(t0: float, t1: float) -> range:

@@ -63,7 +63,11 @@ def _move(
         shown.wait_for(timeout=10_000)
     except Exception as exc:
         raise AssertionError((watched_errors(page), to)) from exc
-    assert page.locator("#lead-detail .notice", has_text="Situação alterada").count() == 1
+    # the move's confirmation: the lead's own event can redraw the status before the
+    # PATCH's answer reaches the page (on a loaded machine), so wait for it too
+    notice = page.locator("#lead-detail .notice", has_text="Situação alterada")
+    notice.wait_for(timeout=10_000)
+    assert notice.count() == 1
 
 
 def watched_errors(page: Any) -> str:

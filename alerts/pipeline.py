@@ -236,7 +236,8 @@ class LeadPipeline(Settling):
                 self._gapping.add(pos.mmsi)
             vs.seen = (t, pos.lon, pos.lat, pos.sog, pos.cog, pos.nav_status, pos.msg_type,
                        pos.source)  # fmt: skip
-        if vs.last_t is not None and vs.pending is None and t - vs.last_t > self._forget_s:
+        forget = self.config.forget_after_s
+        if vs.last_t is not None and vs.pending is None and t - vs.last_t > forget:
             self._forget(pos.mmsi, vs, t)
         if h is None and vs.pending is None and vs.episodes is None and vs.approaches is None:
             # fast path, most traffic: nothing near any zone and nothing open
@@ -259,7 +260,6 @@ class LeadPipeline(Settling):
             self._close_stale(mmsi, vs, t)
         if not vs.episodes:
             vs.reset()
-            vs.approaches = None
 
     def _static(self, st: StaticData, late: dict[int, list[Kept]]) -> None:
         self.registry.update(st)
@@ -298,10 +298,6 @@ class LeadPipeline(Settling):
 
             for mmsi, recs in late.items():
                 rejudge(self, mmsi, self._vessels[mmsi], recs)
-
-    @property
-    def _forget_s(self) -> float:
-        return self.config.forget_after_s
 
     def take_revisions(self) -> list[Lead]:
         """Open leads a late record superseded since the last call, as they stood, with
@@ -397,7 +393,7 @@ class LeadPipeline(Settling):
                 self.counters["glitches"] += 1
             else:
                 self._apply(vs, q, qhits, qinfo)
-            if vs.last_t is not None and pos.t - vs.last_t > self._forget_s:
+            if vs.last_t is not None and pos.t - vs.last_t > self.config.forget_after_s:
                 self._forget(pos.mmsi, vs, pos.t)
         if hits:
             # judged later, with what was known of the vessel at this fix's time

@@ -96,6 +96,7 @@ class VesselState:
         self.last_t = None
         self.last_lon = self.last_lat = 0.0
         self.stop_t = None
+        self.approaches = None
 
 
 def metres(lon1: float, lat1: float, lon2: float, lat2: float) -> float:

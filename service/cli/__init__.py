@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "ballast water: assess points, audit declared exchanges",
     ),
     "serve": ("vigia.service.cli.serve", "run the HTTP API and the ingest worker"),
+    "backtest": (
+        "vigia.service.cli.backtest",
+        "try draft zones on past traffic: the leads they would have raised",
+    ),
     "archive": (
         "vigia.service.cli.archive",
         "move positions older than DAYS from the store to the GeoParquet archive",
@@ -44,6 +48,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "put a backup back into the configured store, archive and spool",
     ),
     "apikey": ("vigia.service.cli.apikey", "manage API keys"),
+    "zones": (
+        "vigia.service.cli.zones_import",
+        "import zones from ENC cells, their GeoJSON extracts and CSV registers",
+    ),
     "healthcheck": (
         "vigia.service.cli.healthcheck",
         "exit 0 if the local API answers or the worker's heartbeat is fresh",

@@ -6,7 +6,7 @@ can sit behind it later without touching domain code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -160,6 +160,12 @@ class Repository(Protocol):
 
     def delete_zone(self, zone_id: str) -> bool:
         """Retire a zone (its versions stay for the leads that cite them)."""
+
+    def replace_zones(
+        self, put: Sequence[Zone], retire: Sequence[str], seen: Mapping[str, int | None]
+    ) -> list[Zone]:
+        """An import's zones and retirements in one transaction, refused (ConflictError)
+        if a zone in ``seen`` is no longer at the version seen (None: absent)."""
 
     def get_zone(self, zone_id: str, version: int | None = None) -> Zone | None:
         """The current (or a given) version of a zone."""

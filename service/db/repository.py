@@ -34,6 +34,7 @@ from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
 from vigia.service.db.protocol import BBox, LeadQuery, Scope
 from vigia.service.db.register import RegisterStore
+from vigia.service.db.zone_imports import ZoneImportStore
 from vigia.service.errors import StoreUnavailableError
 from vigia.zones.model import Zone, ZoneKind
 
@@ -65,7 +66,7 @@ _IN_BBOX_SQLITE = text(
 )
 
 
-class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore):
+class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore, ZoneImportStore):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
 

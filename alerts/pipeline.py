@@ -30,7 +30,7 @@ from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
-from vigia.alerts.gaps.coverage import Coverage
+from vigia.alerts.gaps.coverage import Coverage, Heard
 from vigia.alerts.gaps.detect import GapConfig, note_silence
 from vigia.alerts.identity.segments import to_segment
 from vigia.alerts.identity.state_register import StateVessels
@@ -305,6 +305,13 @@ class LeadPipeline(Settling):
         it is gone): a store that kept one replaces it (``upsert_leads``)."""
         out, self._revisions = self._revisions, []
         return out
+
+    def hear(self, got: Heard) -> None:
+        """What other partitions' vessels were heard where and when (broker mode: the
+        ingest sees every record and sends each partition the whole stream's coverage,
+        so a gap is judged on what one process would have heard; issue 33)."""
+        if self.gap_config.enabled:
+            self._coverage.add_heard(got)
 
     def witness(self, clocks: Sequence[float]) -> None:
         """The whole stream's era clocks (ascending), from a process that reads all of

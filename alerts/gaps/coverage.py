@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import h3.api.basic_int as h3
 import numpy as np
@@ -50,39 +50,31 @@ class Coverage:
         sources: Iterable[str],
     ) -> None:
         """Count a batch of positions (any vessels, any order)."""
-        n = len(mmsi)
-        if n == 0:
+        self.add_heard(heard(mmsi, t, lon, lat, sources))
+
+    def add_heard(self, got: Heard) -> None:
+        """Count what was heard, as :func:`heard` reduced it (here, or on the bus's
+        ingest for every partition: issue 33, broker mode)."""
+        if not got.squares and not got.sources:
             return
-        t_a = np.asarray(t, dtype=np.float64)
-        bucket_a = np.floor(t_a / BUCKET_S).astype(np.int64)
-        gy = np.floor((np.asarray(lat, dtype=np.float64) + 90.0) * _GRID).astype(np.int64)
-        gx = np.floor((np.asarray(lon, dtype=np.float64) + 180.0) * _GRID).astype(np.int64)
-        square = gy * 40_000 + gx
-        m = np.asarray(mmsi, dtype=np.int64)
-        order = np.lexsort((m, bucket_a, square))
-        s, h, v = square[order], bucket_a[order], m[order]
-        new = np.ones(n, dtype=bool)
-        new[1:] = (s[1:] != s[:-1]) | (h[1:] != h[:-1]) | (v[1:] != v[:-1])
-        starts = np.flatnonzero(new)
         cells, cell_of = self._cells, self._cell_of
-        for sq, bucket, vessel in zip(
-            s[starts].tolist(), h[starts].tolist(), v[starts].tolist(), strict=True
-        ):
+        top = self._newest
+        for sq, bucket, vessel in got.squares:
             cell = cell_of.get(sq)
             if cell is None:
                 cell = cell_of[sq] = _cell_of_square(sq)
-            heard = cells.get((cell, bucket))
-            if heard is None:
-                heard = cells[(cell, bucket)] = set()
-            heard.add(vessel)
+            at = cells.get((cell, bucket))
+            if at is None:
+                at = cells[(cell, bucket)] = set()
+            at.add(vessel)
+            top = max(top, bucket)
         by_source = self._sources
-        pairs = zip(sources, bucket_a.tolist(), strict=True)
-        for key, vessel in set(zip(pairs, m.tolist(), strict=True)):
-            got = by_source.get(key)
-            if got is None:
-                got = by_source[key] = set()
-            got.add(vessel)
-        top = int(bucket_a.max())
+        for source, bucket, vessel in got.sources:
+            by = by_source.get((source, bucket))
+            if by is None:
+                by = by_source[(source, bucket)] = set()
+            by.add(vessel)
+            top = max(top, bucket)
         if top > self._newest + 12:  # pruned an hour at a time, not every batch
             self._newest = top
             self.prune(top - KEEP)
@@ -108,6 +100,49 @@ class Coverage:
     def held_from(self) -> float:
         """The oldest time still counted."""
         return (self._newest - KEEP) * BUCKET_S
+
+
+class Heard(NamedTuple):
+    """Positions reduced to what coverage counts: (grid square, bucket, vessel) and
+    (receiver, bucket, vessel), each once. A vessel's records of five minutes in one
+    square collapse to one row, which is what lets the bus's ingest send every
+    partition the whole stream's coverage (issue 33)."""
+
+    squares: list[tuple[int, int, int]]
+    sources: list[tuple[str, int, int]]
+
+
+def heard(
+    mmsi: Sequence[int],
+    t: Sequence[float],
+    lon: Sequence[float] | np.ndarray[Any, Any],
+    lat: Sequence[float] | np.ndarray[Any, Any],
+    sources: Iterable[str],
+) -> Heard:
+    """What a batch of positions (any vessels, any order) adds to coverage."""
+    n = len(mmsi)
+    if n == 0:
+        return Heard([], [])
+    t_a = np.asarray(t, dtype=np.float64)
+    bucket_a = np.floor(t_a / BUCKET_S).astype(np.int64)
+    gy = np.floor((np.asarray(lat, dtype=np.float64) + 90.0) * _GRID).astype(np.int64)
+    gx = np.floor((np.asarray(lon, dtype=np.float64) + 180.0) * _GRID).astype(np.int64)
+    square = gy * 40_000 + gx
+    m = np.asarray(mmsi, dtype=np.int64)
+    order = np.lexsort((m, bucket_a, square))
+    s, h, v = square[order], bucket_a[order], m[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (h[1:] != h[:-1]) | (v[1:] != v[:-1])
+    starts = np.flatnonzero(new)
+    squares = list(zip(s[starts].tolist(), h[starts].tolist(), v[starts].tolist(), strict=True))
+    by_source = set(zip(sources, bucket_a.tolist(), m.tolist(), strict=True))
+    return Heard(squares, sorted(by_source))
+
+
+def square_ok(square: int) -> bool:
+    """Whether ``square`` is a grid square of the Earth (what came over the bus is
+    checked before an H3 call sees it)."""
+    return 0 <= square < 18_000 * 40_000 and square % 40_000 < 36_000
 
 
 def _others(table: dict[Any, set[int]], keys: Iterable[Any], mmsi: int) -> int:

@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "ballast water: assess points, audit declared exchanges",
     ),
     "serve": ("vigia.service.cli.serve", "run the HTTP API and the ingest worker"),
+    "backtest": (
+        "vigia.service.cli.backtest",
+        "try draft zones on past traffic: the leads they would have raised",
+    ),
     "archive": (
         "vigia.service.cli.archive",
         "move positions older than DAYS from the store to the GeoParquet archive",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from vigia.alerts.authorised import AuthorisedRegister, parse_csv
+from vigia.alerts.drive import drive
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
@@ -149,18 +150,20 @@ def run(args: argparse.Namespace) -> int:
             out: IO[str] = sys.stdout
         else:
             out = stack.enter_context(open(args.leads_out, "w", encoding="utf-8"))
-        for src in sources:
-            records: Iterator[Record]
-            if is_csv(src.path):
-                records = read_csv(src.path, counters=csv_counters)
-            else:
-                blocks = progress_blocks(src.text_blocks(REPLAY_HINT), desc=src.name)
-                records = ingestor.feed_texts(blocks, src.name)
-            for batch in _batched(records, BATCH):
-                written += _write(out, pipeline.process(batch), shown)
-                written += _write(out, pipeline.expire(pipeline.stream_time), shown)
-        written += _write(out, pipeline.process(ingestor.flush()), shown)
-        written += _write(out, pipeline.finish(), shown)
+
+        def batches() -> Iterator[list[Record]]:
+            for src in sources:
+                records: Iterator[Record]
+                if is_csv(src.path):
+                    records = read_csv(src.path, counters=csv_counters)
+                else:
+                    blocks = progress_blocks(src.text_blocks(REPLAY_HINT), desc=src.name)
+                    records = ingestor.feed_texts(blocks, src.name)
+                yield from _batched(records, BATCH)
+            yield ingestor.flush()  # messages still waiting for a fragment
+
+        for leads in drive(pipeline, batches()):
+            written += _write(out, leads, shown)
         out.flush()
     counts = dict(ingestor.counters.as_dict())
     counts.update(pipeline.counters)

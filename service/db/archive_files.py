@@ -97,6 +97,12 @@ def scan(fh: BinaryIO, columns: list[str], flt: pc.Expression | None = None) -> 
     return _FORMAT.make_fragment(fh).to_table(columns=columns, filter=flt)
 
 
+def fragment(fh: BinaryIO) -> ds.ParquetFileFragment:
+    """One open archive file as a fragment (page checksums checked), for a reader that
+    picks row groups by their statistics itself (service/db/backtest_read.py)."""
+    return _FORMAT.make_fragment(fh)
+
+
 def open_regular(path: Path) -> BinaryIO:
     """Open ``path`` for reading only if it is a regular file in a real folder (only
     the archive's root may be a link), never waiting on a fifo."""

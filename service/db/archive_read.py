@@ -39,6 +39,22 @@ def _rows(fh: BinaryIO, flt: pc.Expression, columns: list[str]) -> pa.Table:
     return pa.table({c: tab.column(c).cast(SCHEMA.field(c).type) for c in columns})
 
 
+def box_filter(bbox: BBox) -> pc.Expression:
+    """Rows whose point lies inside ``bbox`` (inclusive): the ``bbox`` covering column
+    lets the row groups' statistics skip the groups outside, the point itself decides."""
+    x0, y0, x1, y1 = bbox
+    return (
+        (pc.field("bbox", "xmax") >= x0)
+        & (pc.field("bbox", "xmin") <= x1)
+        & (pc.field("bbox", "ymax") >= y0)
+        & (pc.field("bbox", "ymin") <= y1)
+        & (pc.field("geometry", "x") >= x0)
+        & (pc.field("geometry", "x") <= x1)
+        & (pc.field("geometry", "y") >= y0)
+        & (pc.field("geometry", "y") <= y1)
+    )
+
+
 class ArchiveReader:
     """The archive under ``root`` (which may not exist yet: then it is empty).
 
@@ -94,19 +110,7 @@ class ArchiveReader:
     ) -> set[int]:
         """MMSIs with an archived position inside ``bbox`` (inclusive) between two times
         (inclusive). The bbox column prunes row groups; the point itself decides."""
-        x0, y0, x1, y1 = bbox
-        flt = (
-            (pc.field("t") >= start)
-            & (pc.field("t") <= end)
-            & (pc.field("bbox", "xmax") >= x0)
-            & (pc.field("bbox", "xmin") <= x1)
-            & (pc.field("bbox", "ymax") >= y0)
-            & (pc.field("bbox", "ymin") <= y1)
-            & (pc.field("geometry", "x") >= x0)
-            & (pc.field("geometry", "x") <= x1)
-            & (pc.field("geometry", "y") >= y0)
-            & (pc.field("geometry", "y") <= y1)
-        )
+        flt = (pc.field("t") >= start) & (pc.field("t") <= end) & box_filter(bbox)
         tab = self._table(start, end, flt, ["mmsi"], gaps)
         return {int(m) for m in pc.unique(tab.column("mmsi")).to_pylist()}
 

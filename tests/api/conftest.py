@@ -13,6 +13,7 @@ import schemathesis
 from fastapi.testclient import TestClient
 
 from tests.support import pg
+from tests.support.pg import require
 from vigia.service.db.protocol import Repository
 from vigia.service.http.app import create_app, new_api_key
 from vigia.service.http.deps import ROLES, hash_key
@@ -96,6 +97,13 @@ def start(settings: Settings) -> Iterator[Api]:
             repo.add_api_key(f"test-{role}", role, hash_key(key))
             api.keys[role] = key
         yield api
+
+
+@pytest.fixture
+def poppler() -> None:
+    """poppler-utils (pdftotext, pdftoppm): the documents' tests read the PDFs back."""
+    for tool in ("pdftotext", "pdftoppm"):
+        require(tool, "the documents' tests read the PDFs back")
 
 
 @pytest.fixture

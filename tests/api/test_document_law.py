@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -131,7 +130,7 @@ def _pdf_text(pdf: bytes, tmp: Path) -> str:
     return " ".join(out.split())
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
+@pytest.mark.usefixtures("poppler")
 def test_an_aid_damage_lead_is_drafted_only_against_the_vessel_named(
     api: Api, tmp_path: Path
 ) -> None:

@@ -4,7 +4,6 @@ text with Debian's poppler-utils (pdftoppm, pdftotext) and checked there."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,9 +15,7 @@ from tests.api.conftest import Api
 from tests.api.test_procedure import make_lead, patch
 from vigia.alerts.lead import EvidencePoint
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("pdftoppm") is None, reason="poppler-utils not installed (scripts/setup.sh)"
-)
+pytestmark = pytest.mark.usefixtures("poppler")
 
 
 def _crossing_lead() -> object:

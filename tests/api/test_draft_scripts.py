@@ -4,14 +4,12 @@ Chinese name and an emoji print (issue 32)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.api.conftest import Api
 from tests.api.test_procedure import make_lead, patch
+from tests.support.pg import require
 
 
 def test_the_route_names_the_character_it_cannot_print(api: Api, tmp_path: Path) -> None:
@@ -29,8 +27,7 @@ def test_the_route_names_the_character_it_cannot_print(api: Api, tmp_path: Path)
     patch(api, "L-ZH", {"status": "triaged", "responsible": [party]})
     r = api.client.get("/leads/L-ZH/documents/notice.pdf", headers=api.h("inspector"))
     assert r.status_code == 200
-    if shutil.which("pdftotext") is None:
-        pytest.skip("poppler-utils not installed (scripts/setup.sh)")
+    require("pdftotext", "the notice's text is read back from the PDF")
     path = tmp_path / "n.pdf"
     path.write_bytes(r.content)
     text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True).stdout

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from tests.api.test_procedure import make_lead, patch
 from vigia.alerts.procedure.documents import draft
 from vigia.alerts.procedure.workflow import regime_of
 
-pdftotext = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="no poppler-utils")
+pdftotext = pytest.mark.usefixtures("poppler")
 
 
 def test_the_pollution_regime_only_for_the_rules_it_governs(api: Api) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.bus_rig import NATS_BIN, PrivateNats
+from tests.support.pg import unavailable
 from vigia.service.settings import BusSettings
 
 
@@ -15,7 +16,7 @@ from vigia.service.settings import BusSettings
 def private_nats() -> Iterator[PrivateNats]:
     """``nats-server -js`` of this test alone (restartable; never the shared server)."""
     if NATS_BIN is None:
-        pytest.skip("nats-server is not installed")
+        unavailable("nats-server is not installed (broker mode)")
     server = PrivateNats()
     server.start()
     try:

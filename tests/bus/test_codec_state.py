@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.support.bus_rig import batches, demo_records, reference_leads
 from vigia.alerts.eras import MAX_ERAS
+from vigia.alerts.gaps.coverage import heard
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Position, StaticData
 from vigia.ingest.registry import VesselRegistry
@@ -27,14 +28,14 @@ def test_records_cross_the_bus_unchanged_and_in_their_partition() -> None:
     assert sum(len(v) for v in parts.values()) == len(records)
     for p, recs in parts.items():
         assert all(partition_of(r.mmsi, 4) == p for r in recs)
-        back, bad, wall, clocks = decode(encode(recs, 12.5, [3.0, 1.0]), p, 4)
+        back, bad, wall, clocks, _ = decode(encode(recs, 12.5, [3.0, 1.0]), p, 4)
         assert bad == 0 and wall == 12.5 and clocks == [1.0, 3.0]
         assert back == recs  # same values, same order
 
 
 @given(st.binary(max_size=300))
 def test_any_bytes_decode_to_a_count_never_an_exception(body: bytes) -> None:
-    recs, bad, _, _ = decode(body, 0, 1)
+    recs, bad, _, _, _ = decode(body, 0, 1)
     assert recs == [] or bad >= 0
 
 
@@ -55,9 +56,9 @@ def test_hostile_rows_are_skipped_and_counted() -> None:
         ["P", 710000001, 1.0, 1, -43.0, -23.0, None, None, None, None, 1, *rows[0][11:]],
     ]
     body = json.dumps({"v": 1, "w": 0.0, "r": [*hostile, rows[0]]}).encode()
-    recs, bad, _, _ = decode(body, partition_of(710000001, 2), 2)
+    recs, bad, _, _, _ = decode(body, partition_of(710000001, 2), 2)
     assert recs == [good] and bad == len(hostile)
-    assert decode(b'{"v": 99, "r": []}', 0, 1) == ([], 1, None, [])
+    assert decode(b'{"v": 99, "r": []}', 0, 1)[:4] == ([], 1, None, [])
 
 
 def test_hostile_era_clocks_are_ignored_and_the_records_kept() -> None:
@@ -65,7 +66,7 @@ def test_hostile_era_clocks_are_ignored_and_the_records_kept() -> None:
     row = json.loads(encode([good], 0.0))["r"][0]
     for k in (["1.0"], [1.0, None], "1.0", {"a": 1}, [1.0] * (MAX_ERAS + 2)):
         body = json.dumps({"v": 1, "w": 0.0, "k": k, "r": [row]}).encode()
-        assert decode(body, 0, 1) == ([good], 0, 0.0, [])
+        assert decode(body, 0, 1)[:4] == ([good], 0, 0.0, [])
     body = json.dumps({"v": 1, "w": 0.0, "k": [1.0] * (MAX_ERAS + 1), "r": [row]}).encode()
     assert decode(body, 0, 1).clocks == [1.0] * (MAX_ERAS + 1)  # the most eras can hold
     # a message of before era clocks existed is still read
@@ -114,3 +115,29 @@ def test_a_forged_state_cannot_run_code() -> None:
     for junk in (b"", b"VGS1", b"VGS1\x00\x00\x00\x02{}", b"nope" * 10):
         with pytest.raises(bus_state.StateError):
             bus_state.load(junk, lambda key: index)
+
+
+def test_coverage_crosses_the_bus_and_hostile_rows_are_dropped() -> None:
+    # two vessels heard by two receivers; 0.01 deg grid squares and 5-min buckets by hand:
+    # (-40.005 + 180) * 100 = 13999.5 -> square x 13999; (-22.005 + 90) * 100 -> y 6799
+    got = heard([710000001, 710000002], [600.0, 899.0], [-40.005, -40.005],
+                [-22.005, -22.005], ["rx-a", "rx-b"])  # fmt: skip
+    square = 6799 * 40_000 + 13999
+    assert got.squares == [(square, 2, 710000001), (square, 2, 710000002)]
+    assert got.sources == [("rx-a", 2, 710000001), ("rx-b", 2, 710000002)]
+    back = decode(encode([], 0.0, (), got), 0, 1).heard
+    assert back.squares == got.squares and back.sources == got.sources
+    hostile = {
+        "c": [[square, 2, 710000001], [-1, 2, 1], [square, "2", 1], [10**13, 2, 1],
+              [square, 2], [square, 2, 10**10], "x"],
+        "n": ["rx-a"],
+        "s": [[0, 2, 710000001], [1, 2, 710000001], [0, -5, 1], [0, 2, None]],
+    }  # fmt: skip
+    body = json.dumps({"v": 1, "w": 0.0, "r": [], "h": hostile}).encode()
+    back = decode(body, 0, 1).heard
+    assert back.squares == [(square, 2, 710000001)]
+    assert back.sources == [("rx-a", 2, 710000001)]
+    for bad in ({"c": [[square, 2, 1]] * 20_001}, {"n": [1], "s": [[0, 2, 1]]}, [1], "h"):
+        body = json.dumps({"v": 1, "w": 0.0, "r": [], "h": bad}).encode()
+        back = decode(body, 0, 1).heard
+        assert back.squares == [] and back.sources == []

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.ingest.test_sockets import collect
+from tests.support.pg import unavailable
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.sources import GpsdSource
 from vigia.service.runtime.feeds import sources_from_settings
@@ -24,7 +25,12 @@ from vigia.service.settings import IngestSettings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 GPSD = shutil.which("gpsd") or "/usr/sbin/gpsd"
-pytestmark = pytest.mark.skipif(not Path(GPSD).exists(), reason="gpsd not installed")
+
+
+@pytest.fixture(autouse=True)
+def _gpsd_installed() -> None:
+    if not Path(GPSD).exists():
+        unavailable("gpsd is not installed (a real gpsd serves these tests)")
 
 
 def _free_port(kind: int) -> int:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from vigia.alerts.eras import MAX_ERAS
+from vigia.alerts.gaps.coverage import Heard, square_ok
 from vigia.ingest.records import Position, Record, StaticData
 
 #: message format version; a worker skips (and counts) messages of a version it does not know
@@ -86,14 +87,28 @@ def _s(r: StaticData) -> list[Any]:
     ]  # fmt: skip
 
 
-def encode(records: Sequence[Record], wall: float, clocks: Sequence[float] = ()) -> bytes:
+def encode(
+    records: Sequence[Record],
+    wall: float,
+    clocks: Sequence[float] = (),
+    heard: Heard | None = None,
+) -> bytes:
     """One bus message body for these records (positions and static data only), with
-    the ingest's clock when it read them (how a worker tells a live feed from a replay)
-    and the whole stream's era clocks then (``Eras.clocks``: a partition sees only its
-    own vessels' times, and would otherwise end an era's episodes later than one process
-    reading everything)."""
+    the ingest's clock when it read them (how a worker tells a live feed from a replay),
+    the whole stream's era clocks then (``Eras.clocks``: a partition sees only its own
+    vessels' times, and would otherwise end an era's episodes later than one process
+    reading everything) and what the whole stream heard (coverage for gap judging: a
+    partition hears only its own vessels, issue 33)."""
     rows = [_p(r) if type(r) is Position else _s(r) for r in records]  # type: ignore[arg-type]
-    doc = {"v": FORMAT, "w": wall, "k": list(clocks), "r": rows}
+    doc: dict[str, Any] = {"v": FORMAT, "w": wall, "k": list(clocks), "r": rows}
+    if heard is not None and (heard.squares or heard.sources):
+        names = sorted({src for src, _, _ in heard.sources})
+        at = {name: i for i, name in enumerate(names)}
+        doc["h"] = {
+            "c": heard.squares,
+            "n": names,
+            "s": [(at[src], bucket, vessel) for src, bucket, vessel in heard.sources],
+        }
     return json.dumps(doc, separators=(",", ":")).encode()
 
 
@@ -192,6 +207,9 @@ class Decoded(NamedTuple):
     wall: float | None
     #: the stream's era clocks when it was sent, ascending (empty when absent or malformed)
     clocks: list[float]
+    #: what the whole stream heard since the partition's last message (rows that are not
+    #: well-formed are dropped: coverage is a count, never a crash)
+    heard: Heard = Heard([], [])
 
 
 def decode(body: bytes, partition: int, partitions: int) -> Decoded:
@@ -221,7 +239,46 @@ def decode(body: bytes, partition: int, partitions: int) -> Decoded:
             bad += 1
             continue
         out.append(rec)
-    return Decoded(out, bad, None if wall is None else float(wall), _clocks(doc.get("k")))
+    return Decoded(
+        out, bad, None if wall is None else float(wall), _clocks(doc.get("k")), _heard(doc.get("h"))
+    )
+
+
+#: rows of coverage one message may carry (the publisher splits above it)
+MAX_HEARD_ROWS = 20_000
+_MAX_SOURCES = 1_000
+
+
+def _int_in(v: Any, lo: int, hi: int) -> bool:
+    return type(v) is int and lo <= v <= hi
+
+
+def _heard(v: Any) -> Heard:
+    if type(v) is not dict:
+        return Heard([], [])
+    squares, names, rows = v.get("c"), v.get("n"), v.get("s")
+    got = Heard([], [])
+    if type(squares) is list and len(squares) <= MAX_HEARD_ROWS:
+        got.squares.extend(
+            (sq, b, m)
+            for sq, b, m in (x for x in squares if type(x) is list and len(x) == 3)
+            if _int_in(sq, 0, 2**40) and square_ok(sq) and _int_in(b, 0, 2**40)
+            and _int_in(m, 0, 999_999_999)
+        )  # fmt: skip
+    if (
+        type(names) is list
+        and len(names) <= _MAX_SOURCES
+        and all(type(n) is str and len(n) <= _MAX_TEXT for n in names)
+        and type(rows) is list
+        and len(rows) <= MAX_HEARD_ROWS
+    ):
+        got.sources.extend(
+            (names[i], b, m)
+            for i, b, m in (x for x in rows if type(x) is list and len(x) == 3)
+            if _int_in(i, 0, len(names) - 1) and _int_in(b, 0, 2**40)
+            and _int_in(m, 0, 999_999_999)
+        )  # fmt: skip
+    return got
 
 
 def _clocks(v: Any) -> list[float]:

@@ -206,7 +206,9 @@ class HeldPartition:
             # already in the committed state: acknowledged with the next checkpoint
             self._counters["messages_skipped_done"] += 1
             return
-        records, bad, wall, clocks = decode(msg.data, self.partition, self._settings.partitions)
+        records, bad, wall, clocks, heard = decode(
+            msg.data, self.partition, self._settings.partitions
+        )
         self._counters["records_rejected"] += bad
         self._counters["messages"] += 1
         self._counters["records"] += len(records)
@@ -218,6 +220,7 @@ class HeldPartition:
                 self._vessels.add(r.mmsi)
             elif type(r) is Position:
                 self._positions.append(r)
+        pipeline.hear(heard)  # the whole stream's coverage, before this batch is judged
         leads = pipeline.process(records)
         pipeline.witness(clocks)  # the whole stream's time, not only this partition's
         leads += pipeline.expire(pipeline.stream_time)

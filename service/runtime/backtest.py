@@ -1,0 +1,132 @@
+"""A backtest from the store's point of view: the zones in force, the registers, the
+silences and the positions of the period, put through alerts/backtest (issue 36).
+
+The draft's leads are compared with those of the zones in force over the same
+positions, both runs through the live LeadPipeline, so the difference is the draft's
+alone (a zone edited since the period is judged as it stands now, in both runs).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vigia.alerts.authorised import AuthorisedRegister
+from vigia.alerts.backtest.engine import (
+    Setting,
+    Tracks,
+    affected,
+    apply_draft,
+    reach_box,
+    run,
+    trim,
+)
+from vigia.alerts.backtest.report import Compared, as_stored, compare, per_zone_day, summary
+from vigia.alerts.episodes import EpisodeConfig
+from vigia.alerts.identity.state_register import StateVessels
+from vigia.alerts.lead import Lead
+from vigia.alerts.procedure.routing import jurisdictions
+from vigia.alerts.procedure.silencing import Silence
+from vigia.service.db.backtest_read import PeriodReader
+from vigia.service.db.protocol import EVERY_AUTHORITY
+from vigia.service.db.repository import SqlRepository
+from vigia.zones.model import Zone
+
+#: lead-in read before the window; a vessel heard throughout it is read further back,
+#: four times as far each round, up to ``MAX_LEAD_IN_S``
+LEAD_IN_S = 6 * 3600.0
+MAX_LEAD_IN_S = 8 * 86400.0
+Progress = Callable[[str, float], None]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """A backtest's leads (the draft's zones), the comparison and the report."""
+
+    leads: list[Lead]
+    compared: Compared
+    report: dict[str, Any]
+
+
+def _silences(repo: SqlRepository) -> list[Silence]:
+    return [
+        Silence(s["id"], s["mmsi"], s["zone_id"], s["starts_at"], s["until"], s["reason"],
+                s.get("authority"))
+        for s in repo.list_silences(EVERY_AUTHORITY)
+    ]  # fmt: skip
+
+
+def _read(
+    reader: PeriodReader, mmsis: set[int], since: float, until: float, forget_s: float
+) -> Tracks:
+    """The candidates' tracks from a lead-in long enough to know what was open."""
+    lead_in = LEAD_IN_S
+    tracks = trim(reader.tracks(mmsis, since - lead_in, until), since, since - lead_in, forget_s)
+    while tracks.unsettled and lead_in < MAX_LEAD_IN_S:
+        lead_in = min(lead_in * 4, MAX_LEAD_IN_S)
+        more = reader.tracks(tracks.unsettled, since - lead_in, until)
+        again = trim(more, since, since - lead_in, forget_s)
+        tracks.by_mmsi.update(again.by_mmsi)
+        tracks.unsettled = again.unsettled
+    return tracks
+
+
+def backtest(
+    repo: SqlRepository,
+    draft: Sequence[Zone],
+    since: float,
+    until: float,
+    *,
+    config: EpisodeConfig | None = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Try ``draft`` on the store's and the archive's positions of [since, until]."""
+    say: Progress = progress or (lambda stage, done: None)
+    cfg = config or EpisodeConfig()
+    started = time.perf_counter()
+    in_force = repo.list_zones(None, None, None)[0]
+    ids = affected(in_force, draft, cfg)
+    after = apply_draft(in_force, draft)
+    boxes = [reach_box(z, cfg) for z in after if z.id in ids]
+    folder = None if repo.archive is None else repo.archive.folder
+    reader = PeriodReader(repo.engine, folder)
+    say("candidates", 0.1)
+    mmsis = reader.candidates(boxes, since, until)
+    say("tracks", 0.3)
+    tracks = _read(reader, mmsis, since, until, cfg.forget_after_s)
+    known = [v for v in repo.all_vessels() if v.mmsi in mmsis]
+    setting = Setting(
+        cfg,
+        AuthorisedRegister(repo.list_authorisations()),
+        StateVessels(repo.list_state_vessels()),
+        known,
+    )
+    say("draft", 0.5)
+    mine = run(after, tracks, setting, zone_ids=ids, since=since, until=until)
+    say("in force", 0.75)
+    base = run(in_force, tracks, setting, zone_ids=ids, since=since, until=until)
+    juris = jurisdictions(after)
+    dest = {v.mmsi: v.destination for v in known}
+    silences = _silences(repo)
+    compared = compare(
+        as_stored(mine.leads, juris, dest, silences),
+        as_stored(base.leads, jurisdictions(in_force), dest, silences),
+    )
+    draft_ids = {z.id for z in draft}
+    report = summary(
+        compared, since=since, until=until, draft_ids=sorted(draft_ids), affected=sorted(ids),
+        counters=mine.counters,
+    )  # fmt: skip
+    report["most_in_a_day"] = per_zone_day([x for x, _ in compared.draft])
+    report["read"] = {
+        **reader.counts.as_json(),
+        "vessels": len(mmsis),
+        "positions_replayed": tracks.positions(),
+        "unsettled_vessels": len(tracks.unsettled),
+    }
+    report["seconds"] = round(time.perf_counter() - started, 3)
+    say("done", 1.0)
+    leads = [x for x, _ in compared.draft if x.zone_id in draft_ids]
+    return Outcome(leads, compared, report)

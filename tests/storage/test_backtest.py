@@ -1,0 +1,161 @@
+"""Backtests (issue 36): a published zone tried on a past period gives exactly the leads
+live detection raised in it, across the archive and the store, on both stores; a draft's
+difference against the zones in force.
+
+Live detection here is the ingest worker itself, fed tagged NMEA, writing through its
+buffered writer; then the older days go to the archive with the real archiver.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts.aisgen import Fix, fwd, hold, lines_for, merge, run, static_lines
+from vigia.alerts.lead import Lead
+from vigia.ingest.records import RawLine
+from vigia.service.db.archive import Archiver
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
+from vigia.service.db.repository import SqlRepository
+from vigia.service.db.store import open_repository
+from vigia.service.runtime.backtest import backtest
+from vigia.service.runtime.worker import IngestWorker
+from vigia.service.settings import IngestSettings
+from vigia.zones.catalogue import parse_feature_collection
+
+DAY = 86400.0
+T0 = 1_764_028_800.0  # 2025-11-25 00:00 UTC
+PLAT = (-40.0, -22.5)
+SINCE = T0 + 18 * 3600.0  # in the archived first day
+UNTIL = T0 + 3 * DAY
+
+
+def _platform(distance_m: float | None = None) -> dict[str, Any]:
+    props: dict[str, Any] = {"id": "plat-bt", "kind": "platform", "name": "P-BT"}
+    if distance_m is not None:
+        props["distance_m"] = distance_m
+    return {"type": "Feature", "properties": props,
+            "geometry": {"type": "Point", "coordinates": list(PLAT)}}  # fmt: skip
+
+
+def _far() -> dict[str, Any]:
+    return {"type": "Feature", "properties": {"id": "plat-far", "kind": "platform"},
+            "geometry": {"type": "Point", "coordinates": [-41.5, -23.5]}}  # fmt: skip
+
+
+def _zones(*features: dict[str, Any]) -> Any:
+    return parse_feature_collection({"type": "FeatureCollection", "features": list(features)})
+
+
+def _crossing(t0: float, offset_m: float, course: float) -> list[Fix]:
+    """Two hours at 10 kn along ``course``, passing ``offset_m`` abeam of the platform
+    at the hour."""
+    lon, lat = fwd(*PLAT, course + 90.0, offset_m)
+    lon, lat = fwd(lon, lat, course + 180.0, 10 * 1852.0)
+    return run(lon, lat, course=course, sog_kn=10.0, t0=t0, dt_s=60.0, n=120)
+
+
+def _traffic(seed: int) -> tuple[list[str], int]:
+    """Crossings at random times and offsets, a vessel lying 300 m off the platform
+    across SINCE and the archive's day boundary, one passing at 700 m; its MMSI."""
+    rnd = random.Random(seed)
+    streams: list[Any] = []
+    statics: list[str] = []
+    for k in range(8):
+        mmsi = 710_100_000 + k
+        statics += static_lines(mmsi, T0, name=f"BT {k}", ship_type=70, length_m=90)
+        for _ in range(rnd.randint(1, 3)):
+            t0 = rnd.uniform(T0 + 600, UNTIL - 3 * 3600)
+            streams.append(lines_for(mmsi, _crossing(t0, rnd.uniform(0, 450), rnd.uniform(0, 360))))
+    lying = 710_100_100
+    statics += static_lines(lying, T0, name="LYING", ship_type=70, length_m=90)
+    spot = fwd(*PLAT, 45.0, 300.0)
+    streams.append(lines_for(lying, hold(*spot, t0=T0 + 15 * 3600, dt_s=180.0, n=240)))
+    passer = 710_100_200
+    statics += static_lines(passer, T0, name="PASSER", ship_type=70, length_m=90)
+    streams.append(lines_for(passer, _crossing(T0 + 30 * 3600, 700.0, 10.0)))
+    return statics + merge(*streams), passer
+
+
+def _sent(line: str) -> float:
+    return float(line.split("c:", 1)[1].split("*", 1)[0])
+
+
+def _live(repo: SqlRepository, lines: list[str]) -> None:
+    """The worker's own path: decode, judge, write (positions, vessels, leads)."""
+    zones = repo.list_zones(None, None, None)[0]
+    worker = IngestWorker(repo, IngestSettings(worker=True), zones, sources=[])
+    for i in range(0, len(lines), 2000):
+        # received a second after it was sent, as on a live feed
+        batch = [RawLine(x, _sent(x) + 1.0, "udp") for x in lines[i : i + 2000]]
+        worker._process(batch)
+    worker._writer_leads(worker._pipeline.finish())
+    worker._writer.close()
+
+
+def _facts(lead: Lead) -> tuple[Any, ...]:
+    j = lead.to_json()
+    return (j["id"], j["rule"], j["mmsi"], j["started_at"], j["ended_at"], j["min_distance_m"],
+            j["max_sog_kn"], j["closest_point"], j["evidence"], j["authority"], j["silenced"],
+            j["vessel"])  # fmt: skip
+
+
+@pytest.fixture
+def store(store_url: str, tmp_path: Path) -> Iterator[SqlRepository]:
+    repo = open_repository(store_url, archive_dir=tmp_path / "arch")
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    yield repo
+    repo.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_backtest_of_a_published_zone_equals_live_detection(
+    store: SqlRepository, seed: int
+) -> None:
+    repo = store
+    repo.put_zones(_zones(_platform(), _far()))
+    lines, _ = _traffic(seed)
+    silenced = 710_100_003
+    repo.add_silence({"mmsi": silenced, "until": UNTIL, "reason": "test"}, "t", EVERY_AUTHORITY)
+    _live(repo, lines)
+    moved = Archiver(repo.engine, repo.archive.folder.root).run(1.5, now=UNTIL)  # type: ignore[union-attr]
+    assert [r.day for r in moved] == ["2025-11-25"]  # the first day is archived
+    live = [
+        x
+        for x in repo.list_leads(LeadQuery(include_silenced=True), 1000, scope=EVERY_AUTHORITY)[0]
+        if x.zone_id == "plat-bt" and SINCE <= x.started_at <= UNTIL
+    ]
+    published = [z for z in repo.list_zones(None, None, None)[0] if z.id == "plat-bt"]
+    out = backtest(repo, published, SINCE, UNTIL)
+    assert sorted(map(_facts, out.leads)) == sorted(map(_facts, live))
+    # the lying vessel's episode opened before SINCE: no lead of it starts in the window
+    assert all(x.mmsi != 710_100_100 for x in out.leads)
+    assert any(x.silence_id is not None for x in live) == any(x.mmsi == silenced for x in live)
+    assert out.report["difference"] == {"new": 0, "kept": len(live), "gone": 0}
+    read = out.report["read"]
+    assert read["positions_read_archive"] > 0 and read["positions_read_store"] > 0
+    assert read["unsettled_vessels"] == 0
+    assert "plat-far" not in out.report["zones_compared"]
+
+
+def test_a_wider_draft_raises_the_passer_and_says_what_changes(store: SqlRepository) -> None:
+    repo = store
+    repo.put_zones(_zones(_platform(), _far()))
+    lines, passer = _traffic(3)
+    _live(repo, lines)
+    out = backtest(repo, _zones(_platform(distance_m=1000.0)), SINCE, UNTIL)
+    base = backtest(repo, [z for z in repo.list_zones(None, None, None)[0] if z.id == "plat-bt"],
+                    SINCE, UNTIL)  # fmt: skip
+    before = {x.mmsi for x in base.leads}
+    assert passer not in before  # 700 m off a 500 m zone
+    assert {x.mmsi for x in out.leads} == before | {passer}
+    new = [x for x, change in out.compared.draft if change == "new"]
+    assert passer in {x.mmsi for x in new}
+    assert {x.mmsi for x in out.compared.gone} <= before
+    assert out.report["difference"]["new"] == len(new) >= 1
+    assert sum(out.report["per_day"].values()) == len(out.leads)

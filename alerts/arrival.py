@@ -106,6 +106,8 @@ def clone_state(vs: VesselState) -> VesselState:
         c.shared = list(vs.shared)
     if vs.segs:
         c.segs = {k: clone_state(sv) for k, sv in vs.segs.items()}
+    if vs.ident is not None:
+        c.ident = vs.ident.clone()
     return c
 
 

@@ -34,6 +34,7 @@ from vigia.alerts.gaps.coverage import Coverage, Heard
 from vigia.alerts.gaps.detect import GapConfig, note_silence
 from vigia.alerts.identity.segments import to_segment
 from vigia.alerts.identity.state_register import StateVessels
+from vigia.alerts.identity.static import learn
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
@@ -223,6 +224,8 @@ class LeadPipeline(Settling):
     def _fix(self, vs: VesselState, pos: Position, h: list[Hit] | None) -> None:
         """One fix of a vessel, in its time order (to its segment's state: one MMSI may
         be two ships, alerts/identity/segments.py)."""
+        if vs.ident is not None:
+            vs.ident.place(pos)  # static-data events waiting for a fix to place them
         routed = to_segment(self, vs, pos)
         if routed is None:
             return  # a tentative segment's fix: judged by no rule
@@ -276,7 +279,7 @@ class LeadPipeline(Settling):
             if tl.wants_snapshot(st.t):
                 self._snapshot(vs, tl, st.mmsi)
             tl.append(st)
-        self._known.update(st)
+        learn(self, vs, st)  # identity checks, then into what is known
 
     def _new_vessel(self, mmsi: int) -> VesselState:
         vs = self._vessels[mmsi] = VesselState()

@@ -14,6 +14,7 @@ import numpy as np
 
 from vigia.alerts.arrival import Kept, clone_state
 from vigia.alerts.episodes import SEG_KEY, Episode
+from vigia.alerts.identity.static import learn
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import VesselState
 from vigia.ingest.records import Position
@@ -97,7 +98,7 @@ def rejudge(pipe: LeadPipeline, mmsi: int, vs: VesselState, recs: list[Kept]) ->
         if type(r) is Position:
             pipe._fix(vs, r, next(hits))
         else:
-            pipe._known.update(r)
+            learn(pipe, vs, r)
     # episodes already given out closed are final: judged again they came out the same
     # (the bound is past them), and are not given out twice
     if vs.episodes:
@@ -119,7 +120,7 @@ def rejudge(pipe: LeadPipeline, mmsi: int, vs: VesselState, recs: list[Kept]) ->
             pipe._pending.add(key)
         if state.episodes or state.closing:
             pipe._open.add(key)
-        if state.gaps or state.shared:
+        if state.gaps or state.shared or (state.ident is not None and state.ident.events):
             pipe._gapping.add(key)
     _revise(pipe, vs, before)
 

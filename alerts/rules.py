@@ -39,6 +39,13 @@ CITATIONS: dict[str, str] = {
     # investigative: one MMSI sent by two ships at once (ITU-R M.585: an MMSI identifies
     # one station; IMO Res. A.1106(29) on the identity a ship transmits)
     "ID-MMSI-SHARED": "ITU-R M.585; IMO Res. A.1106(29)",
+    # investigative: static data one ship could not explain changing under one MMSI
+    # (an identity that returns, a valid IMO number that changes, name and call sign at
+    # once): the identity a ship transmits must be its own (IMO Res. A.1106(29), 4 and 6)
+    "ID-STATIC-CHANGE": "IMO Res. A.1106(29); ITU-R M.585",
+    # investigative: the MMSI's MID and the call sign name different flags, Brazil's one
+    # of them (ITU-R M.585 annex 1; ITU RR Appendix 42 call sign series)
+    "ID-MID-FLAG": "ITU-R M.585; ITU RR Appendix 42",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

@@ -19,6 +19,8 @@ from vigia.alerts.gaps.coverage import Coverage
 from vigia.alerts.gaps.detect import GapConfig, judge
 from vigia.alerts.identity.segments import OVERLAP_S, shared_lead
 from vigia.alerts.identity.segments import RULE as SHARED_RULE
+from vigia.alerts.identity.static import last_event_t
+from vigia.alerts.identity.static import settle as settle_identity
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import Hit, VesselState
 from vigia.ingest.records import Position, VesselInfo
@@ -102,10 +104,17 @@ class Settling:
             self._settle(mmsi, vs, w)
         for mmsi in list(self._gapping):
             held = self._vessels.get(mmsi)
-            if held is None or not (held.gaps or held.shared):
+            ident_t = last_event_t(held.ident) if held is not None else None
+            if held is None or not (held.gaps or held.shared or ident_t is not None):
                 self._gapping.discard(mmsi)
                 continue
-            last = held.gaps[0].end.t if held.gaps else held.shared[-1][0].t  # type: ignore[index]
+            if held.gaps:
+                last = held.gaps[0].end.t
+            elif held.shared:
+                last = held.shared[-1][0].t
+            else:
+                assert ident_t is not None
+                last = ident_t
             # at the end of input nothing can follow: everything is judged
             self._settle_gaps(mmsi, held, math.inf if final else clock(last, now) - bound)
         self._closed += self._distress.expire(now, clock) + self._aton.expire(now, clock)
@@ -150,6 +159,11 @@ class Settling:
                 info = self._known.get(mmsi) or self.registry.get(mmsi)
                 self._closed.append(shared_lead(mmsi, events, info))
                 done.add(key)
+        if vs.ident is not None and vs.ident.events:
+            # static data that changed, once the bound is past the run (identity/static.py)
+            done_ids = vs.tl.done if vs.tl is not None else set()
+            info = self._known.get(mmsi) or self.registry.get(mmsi)
+            self._closed += settle_identity(mmsi, vs.ident, w, info, done_ids)
         keep = []
         for gap in vs.gaps or ():
             if w <= gap.end.t:
@@ -174,7 +188,7 @@ class Settling:
             if done is not None:
                 done.add(gap.key)
         vs.gaps = keep or None
-        if not keep and not vs.shared:
+        if not keep and not vs.shared and not (vs.ident is not None and vs.ident.events):
             self._gapping.discard(mmsi)
 
     def bound_of(self, vs: VesselState) -> float:

@@ -28,6 +28,7 @@ class VesselState:
         "closing",
         "episodes",
         "gaps",
+        "ident",
         "last_lat",
         "last_lon",
         "last_t",
@@ -64,6 +65,8 @@ class VesselState:
         self.tracks: list[Any] | None = None
         self.segs: dict[int, VesselState] | None = None
         self.shared: list[Any] | None = None
+        # its static data's history and identity lead events (alerts/identity/static.py)
+        self.ident: Any = None
 
     def __setstate__(self, state: Any) -> None:
         # a partition checkpointed before these slots existed: start them empty
@@ -74,6 +77,7 @@ class VesselState:
         self.tracks = None
         self.segs = None
         self.shared = None
+        self.ident = None
         slots = state[1] if isinstance(state, tuple) else state
         for k, v in (slots or {}).items():
             setattr(self, k, v)
@@ -88,6 +92,7 @@ class VesselState:
             and self.closing is None
             and not self.gaps
             and not self.shared
+            and not (self.ident is not None and self.ident.events)
         )
 
     def reset(self) -> None:

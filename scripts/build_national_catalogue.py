@@ -166,11 +166,12 @@ def circle(lon: float, lat: float, radius_m: float) -> dict[str, Any]:
 
 
 def dms(text: str) -> float:
-    """Decimal degrees of a "12° 48' 46.177\" S" string (S and W negative)."""
-    m = re.fullmatch(r"\s*(\d+)°\s*(\d+)'\s*([\d.]+)\"\s*([NSEWO])\s*", text)
+    """Decimal degrees of a printed coordinate: 12° 48' 46.177" S, 23° 55′ 41″ S or
+    2° 19′ 3,2″ S (ASCII or prime marks, decimal point or comma); S, W and O negative."""
+    m = re.fullmatch(r"\s*(\d+)°\s*(\d+)['′]\s*([\d.,]+)[\"″]\s*([NSEWO])\s*", text)
     if m is None:
         raise SystemExit(f"not a DMS coordinate: {text!r}")
-    value = int(m[1]) + int(m[2]) / 60 + float(m[3]) / 3600
+    value = int(m[1]) + int(m[2]) / 60 + float(m[3].replace(",", ".")) / 3600
     return -value if m[4] in "SWO" else value
 
 
@@ -306,11 +307,12 @@ def military(registers: Path) -> list[dict[str, Any]]:
             f"extract data/registers/military_points.csv row {row_no}",
             "source_url": row["url"],
             "source_date": row["retrieved"],
-            "licence": "coordinates are facts; Wikipedia text CC BY-SA 4.0",
+            "licence": row["licence"],
             "confidence": row["confidence"],
             "point_only": True,
             "geometry_basis": "a published point, not the installation's footprint: the "
-            "200 m of NORMAM-07 0212 a) is counted from it and understates the real area",
+            "200 m of NORMAM-07 0212 a) is counted from it and understates the real area "
+            "(a point inland of the waterfront catches nothing until the footprint is drawn)",
         }
         out.append({"type": "Feature", "properties": props, "geometry": _point(lon, lat)})
     return out

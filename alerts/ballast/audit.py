@@ -24,6 +24,7 @@ from pyproj import Geod
 from vigia.alerts.ballast.applicability import AJB_BOX, applicability
 from vigia.alerts.ballast.declaration import Declaration, DeclaredExchange, DeclaredPoint
 from vigia.alerts.ballast.screening import AssessedTrack, WaterWindow, assess_track
+from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, VesselInfo, iso_utc
 from vigia.ingest.units import M_PER_NM
@@ -294,13 +295,15 @@ def audit(
     cfg: AuditConfig | None = None,
     *,
     now: float,
+    state: StateVessels | None = None,
 ) -> AuditResult:
     """Audit every declared exchange; leads only for ships the rule applies to. ``now``
-    is when the audit is made (the caller's clock)."""
+    is when the audit is made (the caller's clock); ``state`` the register of state
+    vessels that backs a type 35's exemption."""
     decl.validate()
     cfg = cfg or AuditConfig()
     at = assess_track(track, assessor)
-    appl = applicability(decl, vessel, at, now, cfg.max_gap_s)
+    appl = applicability(decl, vessel, at, now, cfg.max_gap_s, state)
     # a claimed exemption never silences a lead without saying so (see applicability)
     claims = [e for e in appl["exemptions"] if e["status"] == "claimed"]
     a_ws = at.a_windows(cfg.max_gap_s)

@@ -139,14 +139,31 @@ def test_the_rio_port_point_is_left_out_beside_the_naval_zones() -> None:
 
 
 def test_military_points_convert_the_published_coordinates() -> None:
-    (aratu,) = _features("military_national.geojson")
-    # 12° 48' 46.177" S, 38° 29' 19.331" W converted by hand
-    lon, lat = aratu["geometry"]["coordinates"]
-    assert lon == pytest.approx(-38.4887031, abs=1e-7)
-    assert lat == pytest.approx(-12.8128269, abs=1e-7)
-    assert aratu["properties"]["state"] == "BA"
-    (zone,) = load_zones([bundled_zones_dir() / "military_national.geojson"])
-    assert zone.kind is ZoneKind.MILITARY and zone.distance_m is None  # the rule's 200 m
+    feats = {f["properties"]["id"]: f for f in _features("military_national.geojson")}
+    # the printed coordinates (data/registers/military_points.csv) converted by hand
+    hand = {
+        "military-base-naval-de-aratu": (-38.4887031, -12.8128269),  # 38 29 19.331 W
+        "military-base-aerea-de-santos-guaruja": (-46.2997222, -23.9280556),  # 23 55 41 S
+        "military-forte-de-sao-joao-batista-do-brum-recife": (-34.8711278, -8.0529278),
+        "military-centro-de-lancamento-de-alcantara": (-44.3680556, -2.3175556),  # 3,2"
+    }
+    assert set(feats) == set(hand)
+    for zid, (lon, lat) in hand.items():
+        got_lon, got_lat = feats[zid]["geometry"]["coordinates"]
+        assert got_lon == pytest.approx(lon, abs=1e-7) and got_lat == pytest.approx(lat, abs=1e-7)
+    for zone in load_zones([bundled_zones_dir() / "military_national.geojson"]):
+        assert zone.kind is ZoneKind.MILITARY and zone.distance_m is None  # the rule's 200 m
+
+
+def test_military_zones_stand_in_at_least_five_coastal_states() -> None:
+    """The national file names its states; the Guanabara file (no state property) lies
+    wholly inside Rio de Janeiro's box (lon -44.9..-40.9, lat -23.4..-20.7)."""
+    states = {f["properties"]["state"] for f in _features("military_national.geojson")}
+    for f in _features("military_guanabara.geojson"):
+        minx, miny, maxx, maxy = shape(f["geometry"]).bounds
+        assert minx > -44.9 and maxx < -40.9 and miny > -23.4 and maxy < -20.7
+    states.add("RJ")
+    assert len(states) >= 5, states
 
 
 def test_build_reads_only_the_registers_folder(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """BW-APPLY (NORMAM-20 2.1.1, 2.1.3): which exemptions a ship's AIS data and track
 confirm, which are only claimed, and which they refute.
 
-An exemption is confirmed only by positive evidence: AIS static data (a warship's type
-35), or a track that covers the voyage. A Brazilian-flag ship seen only by coastal
+An exemption is confirmed only by positive evidence: a warship's AIS type 35 backed by
+the register of state vessels (issue 34: the type alone is the ship's own word), or a
+track that covers the voyage. A Brazilian-flag ship seen only by coastal
 receivers is not thereby shown to have stayed in AJB: its 2.1.1 d) is claimed, and the
 audit's leads are raised with the claim attached for the inspector.
 """
@@ -16,6 +17,7 @@ import shapely
 
 from vigia.alerts.ballast.declaration import Declaration
 from vigia.alerts.ballast.screening import AssessedTrack
+from vigia.alerts.identity.state_register import StateVessels
 from vigia.ingest.records import VesselInfo, flag_mid, iso_utc
 from vigia.zones.basemap import brazil_territory
 
@@ -26,7 +28,7 @@ from vigia.zones.basemap import brazil_territory
 AJB_BOX = (-53.5, -35.8, -25.0, 7.6)
 #: an exemption is "confirmed" only by positive evidence (AIS static data, or a track
 #: that covers the voyage); anything else is "claimed" and shown with every verdict
-_CONFIRMING = frozenset({"ais", "track"})
+_CONFIRMING = frozenset({"ais", "register", "track"})
 #: 2.1.3.1 b): an exemption certificate is valid for five years at most
 CERTIFICATE_MAX_S = 5 * 365.25 * 86_400
 #: a track "covers the voyage" when it starts this long before the first declared
@@ -84,19 +86,31 @@ def applicability(
     at: AssessedTrack,
     now: float,
     max_gap_s: float = 3 * 3600.0,
+    state: StateVessels | None = None,
 ) -> dict[str, Any]:
     """``now`` dates a certificate's check when no exchange is declared.
 
     BW-APPLY: exemptions confirmed from AIS/the track, claimed (on trust, or a track
     that does not cover the voyage), or refused. A flag or rig exemption the track only
     fails to contradict is claimed and does not silence the audit's leads; they are
-    raised with the claim attached."""
+    raised with the claim attached. ``state``: the register of state vessels (none given:
+    an empty one), which alone turns an AIS type 35 into an exemption."""
     exempt: list[dict[str, str]] = []
     refused: list[str] = []
     st = vessel.ship_type if vessel else None
     length = vessel.length_m if vessel else None
-    if st == 35:
-        exempt.append(_exempt("a", "2.1.1 a)", "ais", "AIS ship type 35 (military operations)"))
+    first_t = min((e.start.t for e in decl.exchanges), default=now)
+    entry = (state or StateVessels()).entry(decl.mmsi, first_t)
+    if st == 35 and entry is not None:
+        reason = (
+            f"AIS ship type 35 and the register of state vessels ({entry.kind}: {entry.source})"
+        )
+        exempt.append(_exempt("a", "2.1.1 a)", "register", reason))
+    elif st == 35 and not decl.state_ship:
+        # the claim the register does not back is judged like any ship (issue 34)
+        refused.append(
+            "2.1.1 a): AIS ship type 35 claimed, but not on the register of state vessels"
+        )
     elif decl.state_ship:
         exempt.append(_exempt("a", "2.1.1 a)", "on_trust", "declared state ship, non-commercial"))
     if st in (37, 51):

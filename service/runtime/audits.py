@@ -17,6 +17,7 @@ from vigia.alerts.ballast.declaration import (
     DeclaredExchange,
     DeclaredPoint,
 )
+from vigia.alerts.identity.state_register import StateVessels
 from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import LAT_MAX, LAT_MIN, LON_MAX, LON_MIN
 from vigia.service.db.protocol import Repository, Scope
@@ -177,14 +178,16 @@ def audit_request(
     assessor: BallastAssessor,
     settings: BallastSettings,
     now: float,
+    state: StateVessels | None = None,
 ) -> AuditResult:
-    """Audit a request body against ``track`` with the configured assumptions."""
+    """Audit a request body against ``track`` with the configured assumptions (and the
+    register of state vessels, which alone backs a type 35's exemption)."""
     cfg = AuditConfig(
         pump_rate_m3_h=settings.pump_rate_m3_h,
         match_distance_nm=settings.match_distance_nm,
         match_time_s=settings.match_time_s,
     )
-    return audit(declaration_of(req), track, vessel, assessor, cfg, now=now)
+    return audit(declaration_of(req), track, vessel, assessor, cfg, now=now, state=state)
 
 
 def run_audit(
@@ -209,7 +212,8 @@ def run_audit(
                 f"more than {settings.max_track_points} stored positions around those "
                 "exchanges; send the track with the declaration"
             )
-    result = audit_request(req, track, repo.get_vessel(req.mmsi), assessor, settings, now)
+    state = StateVessels(repo.list_state_vessels())
+    result = audit_request(req, track, repo.get_vessel(req.mmsi), assessor, settings, now, state)
     result.document["track_source"] = "request" if req.track is not None else "stored AIS"
     if result.leads:
         repo.upsert_leads(result.leads)

@@ -17,6 +17,7 @@ from vigia.alerts.ballast.declaration import (
     DeclaredPoint,
 )
 from vigia.alerts.ballast.screening import screen_arrivals, screen_voyage
+from vigia.alerts.identity.state_register import StateVessel, StateVessels
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.ballast import BallastAssessor
 from vigia.zones.model import Zone, ZoneKind
@@ -155,15 +156,25 @@ def test_leads_have_the_contract_shape_and_stable_ids(assessor: BallastAssessor)
 
 
 def test_exempt_ships_are_assessed_but_raise_no_leads(assessor: BallastAssessor) -> None:
-    """A military ship (AIS type 35): exemption a) from AIS; the shelf exchange, no lead."""
+    """A military ship (AIS type 35) on the register of state vessels: exemption a); the
+    shelf exchange, no lead. The same type 35 not on it is judged like any ship."""
     decl = Declaration(FOREIGN, (exchange(42.5, 44.5),))
     navy = VesselInfo(FOREIGN, name="NAVIO", ship_type=35, length_m=120.0)
-    res = audit(decl, ARRIVAL, navy, assessor, now=NOW)
+    state = StateVessels([StateVessel(FOREIGN, "NAVIO", "navy", "ofício 1/2026")])
+    res = audit(decl, ARRIVAL, navy, assessor, now=NOW, state=state)
     appl = res.document["applicability"]
     assert not appl["applies"]
-    assert appl["exemptions"][0]["code"] == "a" and appl["exemptions"][0]["basis"] == "ais"
+    assert appl["exemptions"][0]["code"] == "a" and appl["exemptions"][0]["basis"] == "register"
     assert res.document["exchanges"][0]["verdict"] == "noncompliant"
     assert res.leads == []
+    claimed = audit(decl, ARRIVAL, navy, assessor, now=NOW)
+    appl = claimed.document["applicability"]
+    assert appl["applies"] and appl["exemptions"] == []
+    assert appl["exemptions_refused"] == [
+        "2.1.1 a): AIS ship type 35 claimed, but not on the register of state vessels"
+    ]
+    # the noncompliant exchange is now a lead
+    assert claimed.leads and {x.rule for x in claimed.leads} <= {"BW-EXCH-200", "BW-EXCH-50"}
 
 
 def test_small_yacht_exemption_is_partly_on_trust(assessor: BallastAssessor) -> None:

@@ -28,6 +28,7 @@ from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import split_records
 from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
+from vigia.alerts.encounters.stage import Pairing
 from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage, Heard
@@ -52,7 +53,7 @@ from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
 
 
-class LeadPipeline(Settling):
+class LeadPipeline(Pairing, Settling):
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
@@ -164,7 +165,7 @@ class LeadPipeline(Settling):
         record is put in its place (see :mod:`alerts.arrival`), so the same records give
         the same leads whatever the batching, interleaving, duplication or lateness
         within the bound."""
-        batch, beacons, atons, seq, skipped = split_records(records)
+        batch, beacons, atons, seq, skipped = split_records(self._pair_feed(records))
         self.counters["positions_skipped"] += skipped
         if atons or (batch and self._aton.watching):
             self._closed += self._aton.feed(atons, batch)  # ATON-DAMAGE, see aton.py
@@ -307,7 +308,7 @@ class LeadPipeline(Settling):
         ``details.superseded_by`` (the id of the episode that replaced them, or None when
         it is gone): a store that kept one replaces it (``upsert_leads``)."""
         out, self._revisions = self._revisions, []
-        return out
+        return out + self._pair_revisions()
 
     def hear(self, got: Heard) -> None:
         """What other partitions' vessels were heard where and when (broker mode: the
@@ -340,7 +341,7 @@ class LeadPipeline(Settling):
                 assert ep.last is not None
                 lead.details["ended_provisionally_at"] = iso_utc(ep.last.t)
                 out.append(lead)
-        return out + self._distress.open_leads()
+        return out + self._distress.open_leads() + self._pair_open()
 
     def finish(self) -> list[Lead]:
         """End of input: settle every look-ahead fix, then return the leads closed by
@@ -359,7 +360,7 @@ class LeadPipeline(Settling):
         nxt = LeadPipeline(
             index, self.registry, self.config, register=self.register, gaps=self.gap_config
         )
-        nxt.state_vessels = self.state_vessels
+        nxt.state_vessels, nxt.encounters = self.state_vessels, self._pair_moved(index)
         ended = hand_over(self, nxt)
         distress, self._distress = self._distress, DistressTracker(self.index, self.config)
         distress.index = index

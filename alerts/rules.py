@@ -39,6 +39,13 @@ CITATIONS: dict[str, str] = {
     # investigative: one MMSI sent by two ships at once (ITU-R M.585: an MMSI identifies
     # one station; IMO Res. A.1106(29) on the identity a ship transmits)
     "ID-MMSI-SHARED": "ITU-R M.585; IMO Res. A.1106(29)",
+    # investigative (issue 37): a ship-to-ship meeting at sea where no transfer is
+    # authorised; an oil cargo transfer between tankers must be notified to the coastal
+    # state (MARPOL Annex I, reg. 42) and oil at sea is Lei 9.966/2000's (docs/encounters.md)
+    "STS-ENCOUNTER": "MARPOL Annex I reg. 42; Lei 9.966/2000",
+    # investigative: drifting for hours near platforms, ballast lines or lanes, or where
+    # another vessel went silent (docs/encounters.md)
+    "LOITER": "NORMAM-07/DPC 0212 f); NORMAM-20/DPC 2.3.1",
     # investigative: static data one ship could not explain changing under one MMSI
     # (an identity that returns, a valid IMO number that changes, name and call sign at
     # once): the identity a ship transmits must be its own (IMO Res. A.1106(29), 4 and 6)

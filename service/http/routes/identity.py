@@ -1,0 +1,93 @@
+"""A vessel's identity (issue 34): what its MMSI says (form, MID, administration), the
+checks on its latest static data (IMO check digit, MID against the call sign), and its
+identity history: the ``ID-*`` leads raised on it, each with the changes that raised it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+
+from vigia.alerts.identity.mid import country, flag_conflict, table
+from vigia.alerts.identity.static import imo_valid
+from vigia.ingest.mmsi import is_valid_mmsi
+from vigia.ingest.records import device_class, iso_utc
+from vigia.service.db.protocol import LeadQuery, Repository, Scope
+from vigia.service.http.deps import get_repository, require_scope
+from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.params import Mmsi
+from vigia.service.http.routes.vessels import vessel_json
+
+router = APIRouter(tags=["vessels"])
+
+ViewerScope = Annotated[Scope, Depends(require_scope("viewer"))]
+#: the identity leads listed at most (newest first): a vessel with more is a case already
+HISTORY_LIMIT = 200
+
+EXAMPLE: dict[str, Any] = {
+    "mmsi": 710000001,
+    "valid_form": True,
+    "device_class": "vessel",
+    "mid": 710,
+    "mid_country": "BR",
+    "mid_name": "Brazil",
+    "static": {"mmsi": 710000001, "name": "MARIA DO MAR", "callsign": "PP1234", "imo": None},
+    "checks": {"imo_check_digit": None, "callsign_flag": None},
+    "history": [
+        {
+            "lead_id": "6f1c...",
+            "rule": "ID-STATIC-CHANGE",
+            "started_at": "2024-03-01T10:20:00Z",
+            "events": [
+                {
+                    "t": "2024-03-01T10:20:00Z",
+                    "why": ["name and call sign changed in one report"],
+                    "changes": {"name": {"from": "ALFA", "to": "BRAVO"}},
+                }
+            ],
+        }
+    ],
+}
+
+
+@router.get(
+    "/vessels/{mmsi}/identity",
+    summary="A vessel's identity and its history",
+    responses={
+        200: {"content": {"application/json": {"example": EXAMPLE}}},
+        **problem_responses(401, 403, 422),
+    },
+)
+def identity(
+    mmsi: Mmsi, repo: Annotated[Repository, Depends(get_repository)], scope: ViewerScope
+) -> dict[str, Any]:
+    """The MMSI's ITU-R M.585 form and MID, the checks on the latest static data, and
+    the ``ID-*`` leads of this MMSI in the caller's scope (newest first): a vessel with
+    no static data and no lead still answers, with nulls."""
+    mid, iso = country(mmsi)
+    info = repo.get_vessel(mmsi)
+    imo = info.imo if info is not None and info.imo else None
+    leads, _ = repo.list_leads(LeadQuery(mmsi=mmsi), HISTORY_LIMIT, scope=scope)
+    return {
+        "mmsi": mmsi,
+        "valid_form": is_valid_mmsi(mmsi),
+        "device_class": device_class(mmsi),
+        "mid": mid,
+        "mid_country": iso,
+        "mid_name": table()[mid][1] if iso is not None and mid is not None else None,
+        "static": vessel_json(info) if info is not None else None,
+        "checks": {
+            "imo_check_digit": None if imo is None else imo_valid(imo),
+            "callsign_flag": flag_conflict(mmsi, info.callsign if info else None),
+        },
+        "history": [
+            {
+                "lead_id": x.id,
+                "rule": x.rule,
+                "started_at": iso_utc(x.started_at),
+                "events": x.details.get("events", []),
+            }
+            for x in leads
+            if x.rule.startswith("ID-")
+        ],
+    }

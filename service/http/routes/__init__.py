@@ -22,6 +22,7 @@ from vigia.service.http.routes import (
     stream,
     vessels,
     webhooks,
+    zone_imports,
     zones,
 )
 
@@ -48,5 +49,6 @@ def include_routers(app: FastAPI) -> None:
         documents,
         map_layers,
         webhooks,
+        zone_imports,
     ):
         app.include_router(module.router)

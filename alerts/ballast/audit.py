@@ -24,6 +24,7 @@ from pyproj import Geod
 from vigia.alerts.ballast.applicability import AJB_BOX, applicability
 from vigia.alerts.ballast.declaration import Declaration, DeclaredExchange, DeclaredPoint
 from vigia.alerts.ballast.screening import AssessedTrack, WaterWindow, assess_track
+from vigia.alerts.ballast.silences import Silence, silences_during
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, VesselInfo, iso_utc
@@ -139,6 +140,8 @@ class ExchangeVerdict:
     tolerance: dict[str, float]
     basemap: dict[str, str]
     evidence: tuple[EvidencePoint, ...]
+    #: AIS silences overlapping the exchange (each says whether it could hide a departure)
+    silences: tuple[Silence, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The exchange's entry in the audit document."""
@@ -162,6 +165,7 @@ class ExchangeVerdict:
             "track_match": {**self.track_match, "tolerance": self.tolerance},
             "a_water_opportunity": self.opportunity,
             "leads": list(self.rules),
+            "ais_silences": [x.to_json() for x in self.silences],
         }
 
     def lead(self, rule: str, mmsi: int, vessel: dict[str, Any]) -> Lead:
@@ -236,6 +240,11 @@ def audit_exchange(
         codes.append({"code": code, **figures})
 
     rules: list[str] = []
+    # an AIS silence in the exchange that the ship could have left the water in and come
+    # back (alerts/ballast/silences.py): its fixes do not prove where it exchanged
+    line_nm = 200.0 if a.meets_200.all() else 50.0
+    quiet = silences_during(at, ex.start.t, ex.end.t, line_nm)
+    hiding = [s for s in quiet if s.could_hide]
     verdict: Verdict
     if not (match["start"]["matched"] and match["end"]["matched"]):
         verdict = "unverified"
@@ -267,6 +276,20 @@ def audit_exchange(
                 start=iso_utc(long_enough[0].start),
                 needed_hours=round(hours, 1),
             )
+    if hiding and verdict in ("compliant", "compliant_fallback"):
+        # only a verdict in the ship's favour rests on the fixes the silence leaves out
+        verdict = "unverified"
+        reasons.clear()
+        codes.clear()
+        worst = max(hiding, key=lambda s: s.reach_nm - s.margin_nm)
+        say(
+            f"AIS silent {(worst.end - worst.start) / 3600:.1f} h during the exchange, "
+            f"long enough to go {worst.reach_nm:.0f} nm out and back, past the "
+            f"{line_nm:.0f} nm line {worst.margin_nm:.0f} nm away: the fixes around the "
+            "silence do not show where the ship exchanged",
+            "ais_gap",
+            **worst.to_json(),
+        )
     margin = cfg.match_time_s
     return ExchangeVerdict(
         index=k,
@@ -284,6 +307,7 @@ def audit_exchange(
         tolerance={"distance_nm": cfg.match_distance_nm, "time_s": cfg.match_time_s},
         basemap=assessor.basemap.names,
         evidence=_evidence(at, ex.start.t - margin, ex.end.t + margin),
+        silences=tuple(quiet),
     )
 
 

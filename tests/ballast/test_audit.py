@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import shapely
 from pyproj import Geod
@@ -16,7 +17,8 @@ from vigia.alerts.ballast.declaration import (
     DeclaredExchange,
     DeclaredPoint,
 )
-from vigia.alerts.ballast.screening import screen_arrivals, screen_voyage
+from vigia.alerts.ballast.screening import AssessedTrack, screen_arrivals, screen_voyage
+from vigia.alerts.ballast.silences import silences_during
 from vigia.alerts.identity.state_register import StateVessel, StateVessels
 from vigia.ingest.records import Position, VesselInfo
 from vigia.zones.ballast import BallastAssessor
@@ -360,3 +362,64 @@ def test_a_ship_that_went_on_into_peru_left_ajb(assessor: BallastAssessor) -> No
     res = audit(decl, voyage, None, assessor, now=NOW)
     appl = res.document["applicability"]
     assert appl["applies"] and "outside AJB" in appl["exemptions_refused"][0]
+
+
+def _silent(track: list[Position], h0: float, h1: float) -> list[Position]:
+    """The track with its fixes strictly between hours ``h0`` and ``h1`` removed."""
+    return [p for p in track if not T0 + h0 * 3600 < p.t < T0 + h1 * 3600]
+
+
+def test_a_silence_the_ship_could_have_left_the_water_in_leaves_the_exchange_unverified(
+    assessor: BallastAssessor,
+) -> None:
+    """Declared from hour 24 (267 nm out) to 28 (212 nm): in a)-water throughout. Silent
+    from hour 25 to 28, a ship at 14 kn could go 14 x 3 / 2 = 21 nm out and back, and the
+    nearer end is only about 12 nm beyond the 200 nm line: the exchange cannot be verified.
+    Silent one hour only (25 to 26, 7 nm against 39 nm), it stays compliant, the silence
+    listed."""
+    decl = Declaration(FOREIGN, (exchange(24, 28),))
+    (ex,) = audit(decl, _silent(ARRIVAL, 25, 28), None, assessor, now=NOW).document["exchanges"]
+    assert ex["verdict"] == "unverified"
+    (code,) = ex["reason_codes"]
+    assert code["code"] == "ais_gap" and code["could_leave_the_water"]
+    assert code["duration_s"] == 3 * 3600.0 and code["reach_nm"] == 21.0
+    assert 11.0 < code["margin_nm"] < 13.0  # 211.8 nm at hour 28, less 200
+    (ex,) = audit(decl, _silent(ARRIVAL, 25, 26), None, assessor, now=NOW).document["exchanges"]
+    assert ex["verdict"] == "compliant"
+    (quiet,) = ex["ais_silences"]
+    assert quiet["reach_nm"] == 7.0 and not quiet["could_leave_the_water"]
+    # a verdict against the ship stands: declared from 267 nm to 117 nm out (under b)
+    # while a)-water was there), silent 11 h between (77 nm out and back against the
+    # 50 nm line 67 nm away), it is still an exchange declared where the rule forbids it
+    decl = Declaration(FOREIGN, (exchange(24, 35),))
+    (ex,) = audit(decl, _silent(ARRIVAL, 24, 35), None, assessor, now=NOW).document["exchanges"]
+    assert ex["verdict"] == "noncompliant"
+    (quiet,) = ex["ais_silences"]
+    assert quiet["reach_nm"] == 77.0 and quiet["could_leave_the_water"]
+
+
+def test_silences_at_their_bounds() -> None:
+    """15 min is a silence, a second less is not; a reach equal to the margin cannot
+    leave the water, a hundredth of a mile less margin can (12 kn for 1 h: 6 nm)."""
+    pos = [Position(FOREIGN, t, 1, -30.0, -30.0, 10.0, 0.0) for t in (0.0, 899.0, 1798.0)]
+    track = AssessedTrack(
+        pos, np.array([0.0, 899.0, 1798.0]), np.zeros(3), np.zeros(3),
+        np.array([300.0, 300.0, 300.0]), np.full(3, 4000.0), np.zeros(3, dtype=np.int8),
+        np.ones(3, dtype=bool), np.ones(3, dtype=bool),
+    )  # fmt: skip
+    assert silences_during(track, 0.0, 1798.0, 200.0) == []  # two of 899 s
+    track.t[2] = 1799.0  # now 900 s after the second fix
+    (s,) = silences_during(track, 0.0, 1799.0, 200.0)
+    assert (s.start, s.end) == (899.0, 1799.0)
+    pos = [Position(FOREIGN, t, 1, -30.0, -30.0, 10.0, 0.0) for t in (0.0, 3600.0)]
+    for near, hides in ((206.0, False), (205.99, True)):
+        track = AssessedTrack(
+            pos, np.array([0.0, 3600.0]), np.zeros(2), np.zeros(2), np.array([near, 230.0]),
+            np.full(2, 4000.0), np.zeros(2, dtype=np.int8), np.ones(2, dtype=bool),
+            np.ones(2, dtype=bool),
+        )  # fmt: skip
+        (s,) = silences_during(track, 0.0, 3600.0, 200.0)
+        assert s.reach_nm == 6.0 and s.could_hide is hides
+    # a silence wholly before or after the exchange is not its silence
+    assert silences_during(track, 3600.0, 7200.0, 200.0) == []
+    assert silences_during(track, -7200.0, 0.0, 200.0) == []

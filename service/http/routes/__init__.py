@@ -22,7 +22,6 @@ from vigia.service.http.routes import (
     stream,
     vessels,
     webhooks,
-    zone_imports,
     zones,
 )
 
@@ -49,6 +48,5 @@ def include_routers(app: FastAPI) -> None:
         documents,
         map_layers,
         webhooks,
-        zone_imports,
     ):
         app.include_router(module.router)

@@ -322,5 +322,10 @@ class EncounterWatch:
         return out
 
     @property
+    def stream_time(self) -> float:
+        """Latest record time seen (the clock ``expire`` is given in a replay)."""
+        return self._now
+
+    @property
     def vessel_count(self) -> int:
         return len(self._tracks)

@@ -64,6 +64,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "vigia.service.cli.bus",
         "evaluation worker: consume partitions from the bus, store positions and leads",
     ),
+    "pair": (
+        "vigia.service.cli.pair",
+        "pairing stage: meetings at sea across partitions, from the bus (broker mode)",
+    ),
 }
 
 

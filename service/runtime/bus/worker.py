@@ -265,6 +265,7 @@ class EvalWorker:
         state, state_rev, cut = await self._load_state(p)
         await self._state_vessels.refresh((), now=True)
         state.pipeline.state_vessels = self._state_vessels.register
+        state.pipeline.encounters = None  # paired across partitions by bus/pairing.py
         held = HeldPartition(
             p,
             state,

@@ -1,0 +1,138 @@
+"""Meetings at sea in broker mode (issue 37): two ships drifting together 3 h, 30 km off
+the coast, on partitions held by different evaluation workers, raise one STS-ENCOUNTER
+naming both, as `vigia replay`'s pipeline does; ships passing at 12 kn and a supply
+vessel at its platform raise none. The pairing stage (`vigia pair`, a real process on a
+private JetStream, a real PostGIS) is killed with SIGKILL after the first half, the
+second half and a rerun of everything are published, and a new stage finishes: the
+store holds the replay's leads, field for field, none twice."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nats
+import pytest
+
+from scripts import aisgen
+from scripts import encounter_scenarios as es
+from tests.support.bus_rig import (
+    WorkerProc,
+    batches,
+    publish,
+    reference_leads,
+    wait_drained,
+    worker_env,
+)
+from vigia.ingest.decoder import Ingestor
+from vigia.ingest.records import RawLine, Record
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
+from vigia.service.db.store import open_repository
+from vigia.service.runtime.bus.codec import Subjects, partition_of
+from vigia.service.settings import BusSettings
+
+pytestmark = [pytest.mark.postgis, pytest.mark.slow]
+RULES = ("STS-ENCOUNTER", "LOITER")
+
+
+class PairProc:
+    """`vigia pair` as a child process."""
+
+    def __init__(self, env: dict[str, str], name: str, log_dir: Path) -> None:
+        self.log = log_dir / f"{name}.log"
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "vigia.service.cli", "pair", "--port", "0",
+                 "--name", name, "--log-level", "warning"],
+                env=env, stdout=subprocess.DEVNULL, stderr=log,
+            )  # fmt: skip
+        end = time.monotonic() + 90
+        while f"vigia pair {name}:" not in self.log.read_text(errors="replace"):
+            assert self.proc.poll() is None, self.log.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < end, "the pairing stage never announced itself"
+            time.sleep(0.1)
+
+
+async def _pair_backlog(bus: BusSettings) -> int:
+    names = Subjects(bus.prefix)
+    nc = await nats.connect(bus.url)
+    try:
+        info = await nc.jetstream().consumer_info(names.stream, f"{bus.prefix}-pair")
+        return int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+    finally:
+        await nc.close()
+
+
+def _wait_pair(bus: BusSettings, timeout: float = 120.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            if asyncio.run(_pair_backlog(bus)) == 0:
+                return
+        except Exception:
+            pass
+        time.sleep(0.5)
+    raise TimeoutError("the pairing stage did not drain the stream")
+
+
+def _records() -> list[Record]:
+    scs = es.build(1, seed=5, kinds=("meeting", "passing", "supply"))
+    # a ship steaming far away for 8 h moves the stream clock past the meetings, so
+    # they settle (closed) in both modes
+    far = aisgen.run(-38.0, -20.0, course=90.0, sog_kn=10.0, t0=es.T0, dt_s=60.0, n=480)
+    clock = [(f.t, aisgen.fast_type1(710_379_999, f.t, f.lon, f.lat, f.sog, f.cog)) for f in far]
+    ing = Ingestor()
+    out: list[Record] = []
+    for line in aisgen.merge(*(sc.lines for sc in scs), clock):
+        out += ing.feed(RawLine(line, 4_000_000_000.0, "bus"))
+    return out + ing.flush()
+
+
+def test_a_meeting_across_workers_is_one_lead_as_in_replay(
+    tmp_path: Path, bus: BusSettings, migrated_pg_url: str
+) -> None:
+    recs = _records()
+    a, b = 710_370_000, 710_370_001  # the meeting's two ships
+    assert partition_of(a, bus.partitions) % 2 != partition_of(b, bus.partitions) % 2
+    chunks = batches(recs, 300)
+    want = {k: v.to_json() for k, v in reference_leads(chunks).items() if v.rule in RULES}
+    assert [(v["rule"], v["mmsi"], v["details"]["partner_mmsi"]) for v in want.values()] == [
+        ("STS-ENCOUNTER", a, b)
+    ]
+    assert all(v["ended_at"] is not None for v in want.values())
+
+    env = worker_env(migrated_pg_url, bus)
+    half = len(chunks) // 2
+    asyncio.run(publish(bus, chunks[:half]))
+    even = WorkerProc(env, "w-even", tmp_path, ["--partitions", "0,2,4,6"])
+    odd = WorkerProc(env, "w-odd", tmp_path, ["--partitions", "1,3,5,7"])
+    pair = PairProc(env, "pair-1", tmp_path)
+    try:
+        _wait_pair(bus)
+        pair.proc.send_signal(signal.SIGKILL)
+        pair.proc.wait(10)
+        asyncio.run(publish(bus, chunks[half:]))
+        asyncio.run(publish(bus, chunks))  # an operator's rerun of the whole capture
+        pair = PairProc(env, "pair-2", tmp_path)
+        _wait_pair(bus)
+        wait_drained(bus, 120)
+        pair.proc.send_signal(signal.SIGTERM)
+        assert pair.proc.wait(60) == 0
+    finally:
+        if pair.proc.poll() is None:
+            pair.proc.kill()
+        even.stop()
+        odd.stop()
+    repo = open_repository(migrated_pg_url)
+    try:
+        stored, _ = repo.list_leads(LeadQuery(), 10_000, scope=EVERY_AUTHORITY)
+    finally:
+        repo.close()
+    got = {x.id: x.to_json() for x in stored if x.rule in RULES}
+    assert got == want
+    lead = next(iter(got.values()))
+    assert [x["mmsi"] for x in lead["details"]["vessels"]] == [a, b]

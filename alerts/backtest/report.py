@@ -107,3 +107,13 @@ def per_zone_day(leads: Sequence[Lead]) -> dict[str, int]:
     for (zone, _), n in days.items():
         out[zone] = max(out.get(zone, 0), n)
     return out
+
+
+def over_budget(most: Mapping[str, int], budgets: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """The zones whose busiest day in a backtest raised more leads than their budget
+    (a zone without a budget has no limit; at the budget is within it)."""
+    return {
+        zone: {"most_in_a_day": most[zone], "budget": budgets[zone]}
+        for zone in sorted(most)
+        if zone in budgets and most[zone] > budgets[zone]
+    }

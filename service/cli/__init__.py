@@ -35,6 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "vigia.service.cli.backtest",
         "try draft zones on past traffic: the leads they would have raised",
     ),
+    "draft": (
+        "vigia.service.cli.draft",
+        "draft zones: add, try on past traffic, publish or drop",
+    ),
     "archive": (
         "vigia.service.cli.archive",
         "move positions older than DAYS from the store to the GeoParquet archive",

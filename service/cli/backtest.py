@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from vigia.ingest.errors import IngestError
-
-_SPAN = re.compile(r"^(\d+(?:\.\d+)?)([dhm])$")
-_UNIT_S = {"d": 86400.0, "h": 3600.0, "m": 60.0}
 
 
 def register(sub: Any) -> None:
@@ -41,21 +36,6 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def instant(text: str, now: float) -> float:
-    """A span back from ``now`` (``30d``, ``12h``, ``90m``) or an ISO 8601 instant with
-    an offset, as Unix seconds."""
-    m = _SPAN.match(text.strip())
-    if m:
-        return now - float(m.group(1)) * _UNIT_S[m.group(2)]
-    try:
-        dt = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise IngestError(f"not a span (30d, 12h, 90m) or an ISO 8601 instant: {text!r}") from None
-    if dt.tzinfo is None:
-        raise IngestError(f"an instant needs its offset (Z or +hh:mm): {text!r}")
-    return dt.timestamp()
-
-
 def _out(path: str | None) -> None:
     if path and path != "-" and not Path(path).resolve().parent.is_dir():
         raise IngestError(f"output folder does not exist: {Path(path).parent}")
@@ -66,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from vigia.alerts.backtest.export import geojson, to_csv
     from vigia.service.db.repository import SqlRepository
     from vigia.service.db.store import open_repository
-    from vigia.service.runtime.backtest import backtest
+    from vigia.service.runtime.backtest import backtest, instant
     from vigia.service.settings import ArchiveSettings, DatabaseSettings, archive_path
     from vigia.zones.catalogue import load_zones
 

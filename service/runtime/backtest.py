@@ -8,9 +8,11 @@ alone (a zone edited since the period is judged as it stands now, in both runs).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from vigia.alerts.authorised import AuthorisedRegister
@@ -32,6 +34,7 @@ from vigia.alerts.procedure.silencing import Silence
 from vigia.service.db.backtest_read import PeriodReader
 from vigia.service.db.protocol import EVERY_AUTHORITY
 from vigia.service.db.repository import SqlRepository
+from vigia.service.errors import RequestInvalidError
 from vigia.zones.model import Zone
 
 #: lead-in read before the window; a vessel heard throughout it is read further back,
@@ -39,6 +42,23 @@ from vigia.zones.model import Zone
 LEAD_IN_S = 6 * 3600.0
 MAX_LEAD_IN_S = 8 * 86400.0
 Progress = Callable[[str, float], None]
+_SPAN = re.compile(r"^(\d+(?:\.\d+)?)([dhm])$")
+_UNIT_S = {"d": 86400.0, "h": 3600.0, "m": 60.0}
+
+
+def instant(text: str, now: float) -> float:
+    """A span back from ``now`` (``30d``, ``12h``, ``90m``) or an ISO 8601 instant with
+    an offset, as Unix seconds."""
+    m = _SPAN.match(text.strip())
+    if m:
+        return now - float(m.group(1)) * _UNIT_S[m.group(2)]
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise RequestInvalidError(f"not a span (30d, 12h, 90m) or an instant: {text!r}") from None
+    if dt.tzinfo is None:
+        raise RequestInvalidError(f"an instant needs its offset (Z or +hh:mm): {text!r}")
+    return dt.timestamp()
 
 
 @dataclass(slots=True)

@@ -8,7 +8,11 @@ buffered writer; then the older days go to the archive with the real archiver.
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -159,3 +163,58 @@ def test_a_wider_draft_raises_the_passer_and_says_what_changes(store: SqlReposit
     assert {x.mmsi for x in out.compared.gone} <= before
     assert out.report["difference"]["new"] == len(new) >= 1
     assert sum(out.report["per_day"].values()) == len(out.leads)
+
+
+def _vigia(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "VIGIA_DATABASE_URL")}
+    env["VIGIA_SQLITE_PATH"] = str(tmp_path / "cli.sqlite")
+    return subprocess.run(
+        [sys.executable, "-m", "vigia.service.cli", *args],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_the_commands_write_the_leads_the_report_and_both_exports(tmp_path: Path) -> None:
+    """vigia backtest and vigia draft on a SQLite store with an archived day."""
+    repo = open_repository(f"sqlite:///{tmp_path / 'cli.sqlite'}", archive_dir=tmp_path / "a")
+    assert isinstance(repo, SqlRepository)
+    repo.migrate()
+    repo.put_zones(_zones(_platform(), _far()))
+    lines, passer = _traffic(4)
+    _live(repo, lines)
+    Archiver(repo.engine, tmp_path / "vigia-archive").run(1.5, now=UNTIL)
+    live = {
+        x.id
+        for x in repo.list_leads(LeadQuery(include_silenced=True), 1000, scope=EVERY_AUTHORITY)[0]
+        if x.zone_id == "plat-bt" and SINCE <= x.started_at <= UNTIL
+    }
+    repo.close()
+    draft = tmp_path / "draft.geojson"
+    draft.write_text(json.dumps({"type": "FeatureCollection", "features": [_platform(1000.0)]}))
+    window = ["--since", "2025-11-25T18:00:00Z", "--until", "2025-11-28T00:00:00Z"]
+    proc = _vigia(tmp_path, "backtest", "--zones", str(draft), *window, "--leads-out", "l.jsonl",
+                  "--report", "r.json", "--geojson", "g.geojson", "--csv", "c.csv")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    leads = [json.loads(x) for x in (tmp_path / "l.jsonl").read_text().splitlines()]
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["leads"] == len(leads) and passer in {x["mmsi"] for x in leads}
+    assert report["read"]["positions_read_archive"] > 0
+    geo = json.loads((tmp_path / "g.geojson").read_text())["features"]
+    gone = {f["id"] for f in geo if f["properties"]["change"] == "gone"}
+    kept = {f["id"] for f in geo if f["properties"]["change"] == "kept"}
+    assert gone | kept == live  # every lead of the zone in force is kept or gone
+    rows = (tmp_path / "c.csv").read_text().splitlines()
+    assert len(rows) == len(geo) + 1
+    # the same draft through vigia draft: stored, tried, published
+    added = json.loads(_vigia(tmp_path, "draft", "add", str(draft)).stdout)
+    tried = _vigia(tmp_path, "draft", "try", str(added["id"]), *window)
+    assert json.loads(tried.stdout)["leads"] == len(leads)
+    _vigia(tmp_path, "draft", "budget", "plat-bt", "0")
+    refused = _vigia(tmp_path, "draft", "publish", str(added["id"]))
+    assert refused.returncode != 0 and "budget" in refused.stderr
+    done = _vigia(tmp_path, "draft", "publish", str(added["id"]), "--reason", "wider on purpose")
+    assert json.loads(done.stdout)["history"][-1]["reason"] == "wider on purpose"
+    # a bad draft file refuses the run before anything is written
+    draft.write_text('{"type": "FeatureCollection", "features": [{"type": "Feature"}]}')
+    bad = _vigia(tmp_path, "backtest", "--zones", str(draft), "--since", "1d", "--leads-out", "x")
+    assert bad.returncode != 0 and not (tmp_path / "x").exists()

@@ -9,6 +9,7 @@ from vigia.service.http.routes import (
     ballast,
     ballast_arrivals,
     documents,
+    drafts,
     health,
     identity,
     keys,
@@ -48,5 +49,6 @@ def include_routers(app: FastAPI) -> None:
         documents,
         map_layers,
         webhooks,
+        drafts,
     ):
         app.include_router(module.router)

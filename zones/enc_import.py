@@ -144,17 +144,23 @@ def read_cell(path: str, label: str) -> tuple[CellInfo, list[ChartFeature]]:
     return info, features
 
 
-def cells_in(path: Path) -> list[tuple[str, str]]:
+def cells_in(path: Path, max_unzipped: int | None = None) -> list[tuple[str, str]]:
     """(GDAL path, label) of each base cell a path holds: the ``.000`` itself, or every
-    ``.000`` inside a zip (updates beside it in the zip are applied)."""
+    ``.000`` inside a zip (updates beside it in the zip are applied). A zip whose files
+    would unpack to more than ``max_unzipped`` bytes is refused unread."""
     if path.suffix == ".000":
         return [(str(path), path.name)]
     if path.suffix.lower() == ".zip":
         try:
             with zipfile.ZipFile(path) as zf:
                 names = sorted(n for n in zf.namelist() if n.endswith(".000"))
+                size = sum(i.file_size for i in zf.infolist())
         except (OSError, zipfile.BadZipFile) as exc:
             raise ZoneImportError(f"not a readable zip: {exc}", file=str(path)) from None
+        if max_unzipped is not None and size > max_unzipped:
+            raise ZoneImportError(
+                f"the zip unpacks to {size} bytes; the limit is {max_unzipped}", file=str(path)
+            )
         if not names:
             raise ZoneImportError("the zip holds no S-57 base cell (*.000)", file=str(path))
         return [(f"/vsizip/{path.resolve()}/{n}", f"{path.name}:{n}") for n in names]
@@ -224,11 +230,13 @@ def _zone(
     return make_zone(props, mapping(geometry), where)
 
 
-def import_cell(path: Path) -> tuple[ImportResult, list[ChartFeature]]:
+def import_cell(
+    path: Path, max_unzipped: int | None = None
+) -> tuple[ImportResult, list[ChartFeature]]:
     """Zones of every cell a ``.000`` or zip holds, and the coastlines read with them."""
     result = ImportResult()
     coast: list[ChartFeature] = []
-    for gdal_path, label in cells_in(path):
+    for gdal_path, label in cells_in(path, max_unzipped):
         info, features = read_cell(gdal_path, label)
         scopes = [scope(info.cell, cls) for cls in READ_CLASSES]
         result.extend(chart_zones(features, info, scopes))

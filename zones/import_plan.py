@@ -36,8 +36,8 @@ class ImportPlan:
     seen: dict[str, int | None] = field(default_factory=dict)
 
     def summary(self) -> dict[str, list[str]]:
-        """Each outcome and the ids it holds."""
-        return {
+        """Each outcome and the ids it holds, sorted."""
+        outcomes = {
             "added": self.added,
             "updated": self.updated,
             "unchanged": self.unchanged,
@@ -45,6 +45,7 @@ class ImportPlan:
             "kept_edited": self.kept_edited,
             "kept_foreign": self.kept_foreign,
         }
+        return {k: sorted(v) for k, v in outcomes.items()}
 
 
 def plan_import(

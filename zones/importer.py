@@ -23,14 +23,12 @@ def import_sources(
     *,
     editions: Mapping[str, CellInfo] | None = None,
     register_date: str | None = None,
-    names: Mapping[Path, str] | None = None,
+    max_unzipped: int | None = None,
 ) -> ImportResult:
     """Read every source into zones. ``editions``: cell -> edition and date for
     extracts; ``register_date``: the date of registers whose rows have none;
-    ``names``: the file name to record for a path (an upload's, not its temporary
-    file's)."""
+    ``max_unzipped``: the most a zip of cells may unpack to."""
     editions = editions or {}
-    names = names or {}
     result = ImportResult()
     coast: list[ChartFeature] = []
     registers: list[Path] = []
@@ -41,7 +39,7 @@ def import_sources(
             registers.append(path)
             continue
         if path.suffix.lower() in CHART_SUFFIXES:
-            part, lines = import_cell(path)
+            part, lines = import_cell(path, max_unzipped)
         elif is_extract(path):
             part, lines = import_extract(path, editions)
         else:
@@ -57,8 +55,7 @@ def import_sources(
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise ZoneImportError(f"cannot read: {exc}", file=str(path)) from None
-        name = names.get(path, path.name)
-        result.extend(import_register(text, name, coast, register_date))
+        result.extend(import_register(text, path.name, coast, register_date))
     ids: set[str] = set()
     for z in result.zones:
         if z.id in ids:

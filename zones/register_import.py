@@ -111,6 +111,15 @@ def import_register(
     """Zones of one register's CSV text. Beach rows may cut their baseline from the
     ``coastlines`` read in the same import; rows without a ``date`` take
     ``default_date``."""
+    try:
+        return _read_register(text, file_name, coastlines, default_date)
+    except csv.Error as exc:  # NUL bytes, an unterminated quote, a field over csv's limit
+        raise ZoneImportError(f"not readable as CSV: {exc}", file=file_name) from None
+
+
+def _read_register(
+    text: str, file_name: str, coastlines: Sequence[ChartFeature], default_date: str | None
+) -> ImportResult:
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in reader.fieldnames or []]
     unknown = sorted(set(header) - set(COLUMNS))

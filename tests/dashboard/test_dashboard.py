@@ -316,3 +316,20 @@ def test_an_inspector_audits_an_exchange_from_the_form(service: Service, watched
     assert codes and all(pt[c] in why for c in codes), (codes, why)
     assert not any(en in why for en in stored["exchanges"][0]["reasons"])
     watched.shot("audit")
+
+
+def test_a_zone_says_where_it_came_from(service: Service, watched: Watched) -> None:
+    # issue 40: hovering a zone shows its source (here the bundled Ilha Fiscal point's,
+    # data/geojson/military_guanabara.geojson) beside its name and kind
+    watched.sign_in(service, "viewer")
+    page = watched.page
+    fiscal = [-43.166447, -22.896981]
+    _fit(page, [[fiscal[0] - 0.01, fiscal[1] - 0.01], [fiscal[0] + 0.01, fiscal[1] + 0.01]])
+    box = page.locator("#map canvas").bounding_box()
+    x, y = page.evaluate(
+        "(p) => { const q = window.__vigia.map.map.project(p); return [q.x, q.y]; }", fiscal
+    )
+    page.mouse.move(box["x"] + x, box["y"] + y)
+    popup = page.locator(".maplibregl-popup-content", has_text="Ilha Fiscal")
+    popup.wait_for(timeout=5_000)
+    assert "Fonte: named_points.csv row 3: Wikipedia 'Ilha Fiscal'" in popup.inner_text()

@@ -60,6 +60,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/collections/zones/items/{zone_id}"): PUBLIC,
     ("PUT", "/collections/zones/items/{zone_id}"): ADMIN,
     ("DELETE", "/collections/zones/items/{zone_id}"): ADMIN,
+    ("POST", "/zones/imports"): ADMIN,  # zones are no authority's (issue 40)
     ("GET", "/vessels"): PUBLIC,
     ("GET", "/vessels/{mmsi}"): PUBLIC,
     ("GET", "/vessels/{mmsi}/track"): PUBLIC,

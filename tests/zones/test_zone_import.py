@@ -266,3 +266,22 @@ def test_what_is_not_a_chart_is_refused_with_its_reason(
 ) -> None:
     with pytest.raises(ZoneImportError, match=message):
         import_sources([_hostile(tmp_path, name)])
+
+
+def test_the_command_writes_a_zone_file_the_catalogue_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vigia.service.cli import main
+
+    outs = [tmp_path / "a.geojson", tmp_path / "b.geojson"]
+    for out in outs:
+        args = ["zones", "import", *map(str, _extracts()), "--out", str(out)]
+        assert main([*args, *(f"--edition={e}" for e in EDITIONS)]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert report["zones"] == 53 and len(report["skipped"]) == 6 and "counts" not in report
+    assert outs[0].read_bytes() == outs[1].read_bytes()  # the same sources, the same bytes
+    loaded = {z.id: zone_to_feature(z) for z in load_zones([outs[0]])}
+    bundled = _bundled()
+    assert len(loaded) == 53
+    for zid, feature in loaded.items():
+        assert feature["geometry"] == bundled[zid]["geometry"]

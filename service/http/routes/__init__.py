@@ -23,6 +23,7 @@ from vigia.service.http.routes import (
     stream,
     vessels,
     webhooks,
+    zone_imports,
     zones,
 )
 
@@ -49,6 +50,7 @@ def include_routers(app: FastAPI) -> None:
         documents,
         map_layers,
         webhooks,
+        zone_imports,
         drafts,
     ):
         app.include_router(module.router)

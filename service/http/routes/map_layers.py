@@ -141,6 +141,9 @@ def _zone_props(zone: Any) -> dict[str, Any]:
         "authority": zone.authority,
         "valid_from": None if zone.valid_from is None else zone.valid_from.isoformat(),
         "valid_to": None if zone.valid_to is None else zone.valid_to.isoformat(),
+        # where the geometry came from and the date of that source (issue 40)
+        "source": zone.source,
+        "source_date": zone.properties.get("source_date"),
     }
 
 

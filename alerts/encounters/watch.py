@@ -20,6 +20,7 @@ from typing import Any
 
 from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.encounters.config import EncounterConfig
+from vigia.alerts.encounters.early import early_pairs
 from vigia.alerts.encounters.exempt import loiter_grounds, meeting_exemption, shore_nm
 from vigia.alerts.encounters.leads import encounter_lead, loiter_lead, pair_id
 from vigia.alerts.encounters.pairing import geodesic_m, near_pairs
@@ -63,8 +64,9 @@ class EncounterWatch:
         self._closed: list[Lead] = []
         # open leads given out, by id, as last given (withdrawn if they do not last)
         self._shown: dict[str, Lead] = {}
-        # open leads as of the last settled slot: recomputed only when a slot settles
-        self._open: list[Lead] | None = None
+        # open leads, with the (first unsettled, stream clock's) slots they were made at:
+        # recomputed when either moves on
+        self._open: tuple[tuple[int, int], list[Lead]] | None = None
         self._revisions: list[Lead] = []
         self.counters: dict[str, int] = {}
 
@@ -125,7 +127,6 @@ class EncounterWatch:
                 if not w > t + cfg.max_gap_s + s:
                     break
             self._settle_slot(k)
-            self._open = None
             self._next_k = k + 1
             for j in [j for j in self._by_iv if j < k + 1 - span]:
                 for m in self._by_iv.pop(j):
@@ -296,12 +297,22 @@ class EncounterWatch:
 
     def open_leads(self) -> list[Lead]:
         """Meetings of ``provisional_s`` or more and drifting of ``loiter_s`` or more
-        still under way (``ended_at`` null; a meeting under 2 h is marked provisional)."""
-        if self._open is not None:
-            return list(self._open)
+        still under way (``ended_at`` null; a meeting under 2 h is marked provisional),
+        meetings judged early on the slots not settled yet included (early.py); an open
+        lead given out before and no longer under way, nor given out closed, is
+        withdrawn (``take_revisions``)."""
         cfg = self.cfg
+        first = self._next_k
+        if first is None:
+            first = min(self._by_iv) if self._by_iv else 0
+        key = (first, math.floor(self._now / cfg.slot_s) if self._now > -math.inf else 0)
+        if self._open is not None and self._open[0] == key:
+            return list(self._open[1])
+        runs = {(r.a, r.b, r.start): r for r in self._pairs.values()}
+        early = early_pairs(self._tracks, self._by_iv, self._pairs, first, self._now, cfg)
+        runs.update({(r.a, r.b, r.start): r for r in early})
         out: list[Lead] = []
-        for pr in sorted(self._pairs.values(), key=lambda r: (r.start, r.a, r.b)):
+        for _, pr in sorted(runs.items()):
             if pr.duration_s(cfg.slot_s) >= cfg.provisional_s:
                 lead = self._meeting(pr, closed=False)
                 if lead is not None:
@@ -311,8 +322,11 @@ class EncounterWatch:
                 lead = self._drifting(run, closed=False)
                 if lead is not None:
                     out.append(lead)
+        ids = {x.id for x in out}
+        for gone in [i for i in self._shown if i not in ids]:
+            self._finish(gone, None)  # shown before, not under way now: withdrawn
         self._shown.update((x.id, x) for x in out)
-        self._open = out
+        self._open = (key, out)
         return list(out)
 
     def take_revisions(self) -> list[Lead]:

@@ -52,7 +52,12 @@ NOT_INFRACTIONS = {
     "SAR-DISTRESS": "a distress alert is a call for help (NORMAM-07 0213 c))",
     "AIS-GAP": "an investigative lead, not an infraction by itself (RULES.md)",
     "ID-": "an investigative lead, not an infraction by itself (RULES.md)",
-    "STS-ENCOUNTER": "an investigative lead, not an infraction by itself (RULES.md)",
+    # a meeting is not a transfer: what Lei 9.966/2000 punishes (a discharge, an oil
+    # transfer without the notice MARPOL Annex I reg. 42 requires) is established by
+    # inspection or the ships' records, and the Auto names that, not the meeting
+    "STS-ENCOUNTER": "an investigative lead, not an infraction by itself: a meeting at sea "
+    "is no transfer; an Auto under Lei 9.966/2000 names the transfer or discharge an "
+    "inspection establishes (RULES.md; docs/encounters.md)",
     "LOITER": "an investigative lead, not an infraction by itself (RULES.md)",
 }
 
@@ -70,11 +75,16 @@ def why_no_infraction(rule: str) -> str:
     return "the rule catalogue does not list it as an infraction"
 
 
+#: leads that are no infraction but point at conduct Lei 9.966/2000 governs (a transfer of
+#: oil at sea): their follow-up, if an inspection finds one, is a pollution procedure
+POLLUTION_LEADS = frozenset({"STS-ENCOUNTER"})
+
+
 def rule_regime(rule: str) -> str:
-    """The regime a rule's procedure follows: pollution for the rules Lei 9.966 governs,
-    LESTA for every other (a lead that is no infraction never reaches a step where the
-    regime counts anything)."""
-    return POLLUTION if rule in POLLUTION_RULES else LESTA
+    """The regime a rule's procedure follows: pollution for the rules Lei 9.966 governs
+    and the leads that point at such conduct, LESTA for every other (a lead that is no
+    infraction never reaches a step where the regime counts anything)."""
+    return POLLUTION if rule in POLLUTION_RULES or rule in POLLUTION_LEADS else LESTA
 
 
 def refuse_no_infraction(rule: str, allowed: tuple[str, ...]) -> None:

@@ -224,11 +224,72 @@ def test_provisional_after_30_minutes_then_withdrawn_if_it_does_not_last() -> No
     assert gone[0].rule == "STS-ENCOUNTER" and gone[0].details["superseded_by"] is None
 
 
-def test_at_29_minutes_nothing_is_shown() -> None:
-    w = EncounterWatch(ZoneIndex([]), EncounterConfig(), lateness_s=0.0)
-    w.feed(sorted(_meeting(200.0, dur_s=3 * 3600.0), key=lambda r: r.t))
-    # slots T0+10 .. T0+30 min settled (20 min of adjacency): not yet provisional
-    w.expire(T0 + 30 * 60 + 4_200.0 + 1.0)
+def test_nothing_is_shown_before_30_minutes() -> None:
+    """The early view on a live feed: adjacency from T0 + 10 min; records up to T0 + 39
+    min make slots up to T0 + 30 min (20 min): nothing; up to T0 + 40 min (30 min, the
+    bound): shown."""
+    w = EncounterWatch(ZoneIndex([]), EncounterConfig(), lateness_s=7_200.0)
+    recs = sorted(_meeting(200.0, dur_s=3 * 3600.0), key=lambda r: r.t)
+    w.feed([r for r in recs if r.t <= T0 + 39 * 60])
+    w.expire(T0 + 39 * 60)
     assert w.open_leads() == []
-    w.expire(T0 + 40 * 60 + 4_200.0 + 1.0)  # T0+10 .. T0+40: 30 min, the bound
+    w.feed([r for r in recs if T0 + 39 * 60 < r.t <= T0 + 40 * 60])
+    w.expire(T0 + 40 * 60)
     assert len(w.open_leads()) == 1
+
+
+def test_the_procedure_refuses_an_auto_and_names_the_pollution_regime() -> None:
+    """A meeting is no infraction (no Notice, no Auto from it), but what it points at,
+    a transfer of oil, is Lei 9.966/2000's: its regime is pollution; loitering's LESTA."""
+    from vigia.alerts.procedure.infractions import is_infraction, why_no_infraction
+    from vigia.alerts.procedure.workflow import allowed_moves
+
+    lead = _run(_meeting(300.0))[0]
+    assert lead.to_json()["regime"] == "pollution"
+    assert not is_infraction("STS-ENCOUNTER") and not is_infraction("LOITER")
+    assert "Lei 9.966/2000" in why_no_infraction("STS-ENCOUNTER")
+    moves = allowed_moves("triaged", "pollution", {}, "STS-ENCOUNTER")
+    assert "notified" not in moves and "infraction" not in moves
+    assert "infraction" in allowed_moves("triaged", "pollution", {}, "BW-EXCH-200")
+
+
+def test_an_early_provisional_lead_on_a_live_feed_then_the_same_lead_closed() -> None:
+    """With the default bound (2 h) slots settle 3 h 10 min late; the early view shows
+    the meeting 40 min after it began, as the provisional open lead whose id the settled
+    lead then keeps."""
+    w = EncounterWatch(ZoneIndex([]), EncounterConfig(), lateness_s=7_200.0)
+    recs = sorted(_meeting(200.0, dur_s=4 * 3600.0), key=lambda r: r.t)
+    w.feed([r for r in recs if r.t <= T0 + 40 * 60])
+    assert w.expire(T0 + 40 * 60) == []
+    shown = w.open_leads()
+    assert len(shown) == 1
+    early = shown[0]
+    assert early.ended_at is None and early.details["provisional"] is True
+    assert early.started_at == T0 + 600.0 and early.details["duration_s"] == 1_800.0
+    w.feed([r for r in recs if r.t > T0 + 40 * 60])
+    assert w.expire(T0 + 4 * 3600.0) == []
+    assert [x.id for x in w.open_leads()] == [early.id]  # still under way, not withdrawn
+    closed = w.expire(T0 + 4 * 3600.0, final=True)
+    assert [x.id for x in closed] == [early.id] and closed[0].ended_at is not None
+    assert w.take_revisions() == []
+
+
+def test_an_early_lead_the_settled_slots_do_not_confirm_is_withdrawn() -> None:
+    """Together 40 min, then B steams away at 10 kn: shown early at 40 min, gone from
+    the early view once B has left, withdrawn (superseded by nothing)."""
+    w = EncounterWatch(ZoneIndex([]), EncounterConfig(), lateness_s=7_200.0)
+    recs = sorted(_meeting(200.0, dur_s=40 * 60.0), key=lambda r: r.t)
+    w.feed(recs)
+    w.expire(T0 + 40 * 60)
+    early = w.open_leads()
+    assert len(early) == 1
+    away = aisgen.run(*aisgen.fwd(*SEA, 90.0, 200.0), course=90.0, sog_kn=10.0,
+                      t0=T0 + 41 * 60, dt_s=60.0, n=30)  # fmt: skip
+    more: list[Record] = [Position(B, f.t, 1, f.lon, f.lat, f.sog, f.cog, None, 0) for f in away]
+    more += _drift(A, SEA, T0 + 41 * 60, 29 * 60.0)
+    w.feed(more)
+    w.expire(T0 + 70 * 60)
+    assert w.open_leads() == []
+    gone = w.take_revisions()
+    assert [x.id for x in gone] == [early[0].id]
+    assert gone[0].details["superseded_by"] is None

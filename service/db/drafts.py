@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from vigia.service.db.models import DraftZoneEvent, DraftZoneRow, ZoneBudgetRow
+from vigia.service.db.draft_models import DraftZoneEvent, DraftZoneRow, ZoneBudgetRow
 from vigia.service.errors import ConflictError, NotFoundError
 
 DRAFT, PUBLISHED, DROPPED = "draft", "published", "dropped"
@@ -124,11 +124,7 @@ class DraftStore:
         """The draft events that named a zone (publications with their reasons among them)."""
         with self._engine.connect() as conn:
             rows = conn.execute(select(*_E.__table__.columns).order_by(_E.id)).all()
-        return [
-            dict(r._mapping)
-            for r in rows
-            if zone_id in ((r.detail or {}).get("zones") or ())
-        ]
+        return [dict(r._mapping) for r in rows if zone_id in ((r.detail or {}).get("zones") or ())]
 
     def set_budget(self, zone_id: str, leads_per_day: int, by: str) -> None:
         """How many leads a day the zone may raise (replacing any earlier budget)."""

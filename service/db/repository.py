@@ -19,6 +19,7 @@ from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError
 from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.records import Position, VesselInfo
+from vigia.service.db import draft_models  # noqa: F401  (the drafts' tables on the metadata)
 from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
 from vigia.service.db import procedure_store as ps

@@ -952,6 +952,47 @@ MUTATIONS: tuple[Mutation, ...] = (
         (ERAS, "tests/alerts/test_arrival.py"),
         "a forgotten vessel's rerun records are judged again as new",
     ),
+    # zones imported from charts and registers (issue 40)
+    M(
+        "import-updates-ignored",
+        "zones/enc_import.py",
+        'S57_OPTIONS = {"UPDATES": "APPLY"',
+        'S57_OPTIONS = {"UPDATES": "IGNORE"',
+        ("tests/zones/test_zone_import.py",),
+        "a cell is imported as first issued, its updates (reshaped channels) lost",
+    ),
+    M(
+        "import-fidn-signed",
+        "zones/import_types.py",
+        "return fidn + 2**32 if fidn < 0 else fidn",
+        "return fidn",
+        ("tests/zones/test_zone_import.py",),
+        "a feature id of 2**31 or more is named by GDAL's wrapped negative number",
+    ),
+    M(
+        "import-overwrites-hand-edits",
+        "zones/import_plan.py",
+        "elif scope_of(old) == scope_of(new) and edited_since_import(old) and not force:",
+        "elif scope_of(old) == scope_of(new) and False and not force:",
+        ("tests/storage/test_zone_import_store.py",),
+        "a zone an admin corrected is silently replaced by the next import",
+    ),
+    M(
+        "import-retires-other-sources",
+        "zones/import_plan.py",
+        "if old.id in arriving or scope_of(old) not in covered:",
+        "if old.id in arriving:",
+        ("tests/storage/test_zone_import_store.py",),
+        "an import retires every zone it did not make, bundled and hand-drawn ones too",
+    ),
+    M(
+        "import-stale-plan-stored",
+        "service/db/zone_imports.py",
+        "            if moved:",
+        "            if False:",
+        ("tests/storage/test_zone_import_store.py",),
+        "an import planned before an admin's edit overwrites the edit",
+    ),
 )
 
 

@@ -106,13 +106,19 @@ def test_a_repeated_import_replaces_its_source_keeps_history_and_hand_edits(
 
 
 def test_a_zone_from_elsewhere_is_not_taken_over_and_a_stale_plan_is_refused(
-    repo: SqlRepository, store_url: str, capsys: pytest.CaptureFixture[str]
+    repo: SqlRepository, store_url: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     zid = f"platform-BR323000-{MOVED}"
     own = Zone(id=zid, kind=ZoneKind.PLATFORM, geometry=_point(-40.0, -22.0), name="mine")
     repo.put_zones([own])
+    register = tmp_path / "platforms.csv"
+    register.write_text("kind,name,lat,lon,date\nplatform,P-66,-22.37,-40.05,2026-12-01\n")
+    assert _import(capsys, store_url, str(register))["added"] == ["platform-p-66"]
     report = _import(capsys, store_url, str(OFSPLF))
     assert report["kept_foreign"] == [zid] and report["counts"]["added"] == 45
+    # another import's zone is not this import's to retire
+    assert report["retired"] == [] and report["kept_edited"] == []
+    assert repo.get_zone("platform-p-66") is not None
     kept = repo.get_zone(zid)
     assert kept is not None and kept.name == "mine" and kept.version == 1
 

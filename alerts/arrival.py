@@ -108,6 +108,8 @@ def clone_state(vs: VesselState) -> VesselState:
         c.segs = {k: clone_state(sv) for k, sv in vs.segs.items()}
     if vs.ident is not None:
         c.ident = vs.ident.clone()
+    if vs.visit is not None:
+        c.visit = vs.visit.clone()
     return c
 
 

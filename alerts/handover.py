@@ -15,6 +15,7 @@ from typing import Any
 
 from vigia.alerts.arrival import Timeline
 from vigia.alerts.lead import Lead
+from vigia.alerts.ports.stage import hand_over_visits
 from vigia.zones.evaluate import ZoneIndex
 
 
@@ -76,6 +77,7 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
             vs.approaches = appr or None
         if vs.episodes or vs.closing:
             nxt._open.add(mmsi)
+    hand_over_visits(old, nxt, keep)
     nxt._vessels = old._vessels
     nxt._now = old._now
     nxt._eras = old._eras

@@ -32,12 +32,13 @@ from vigia.alerts.encounters.stage import Pairing
 from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage, Heard
-from vigia.alerts.gaps.detect import GapConfig, note_silence
+from vigia.alerts.gaps.detect import GapConfig
 from vigia.alerts.identity.segments import to_segment
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.identity.static import learn
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
+from vigia.alerts.ports.stage import PortStage
 from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
 from vigia.alerts.settling import Settling
 from vigia.alerts.tracking import (
@@ -53,7 +54,7 @@ from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
 
 
-class LeadPipeline(Pairing, Settling):
+class LeadPipeline(Pairing, PortStage, Settling):
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
@@ -232,14 +233,7 @@ class LeadPipeline(Pairing, Settling):
             return  # a tentative segment's fix: judged by no rule
         vs, pos = routed
         t = pos.t
-        gap_cfg = self.gap_config
-        if gap_cfg.enabled:
-            seen = vs.seen
-            gap = seen is not None and t - seen[0] >= gap_cfg.min_gap_s
-            if gap and note_silence(vs, pos, seen, gap_cfg):  # type: ignore[arg-type]
-                self._gapping.add(pos.mmsi)
-            vs.seen = (t, pos.lon, pos.lat, pos.sog, pos.cog, pos.nav_status, pos.msg_type,
-                       pos.source)  # fmt: skip
+        self.watch_fix(vs, pos)  # silences and port visits (alerts/ports/stage.py)
         forget = self.config.forget_after_s
         if vs.last_t is not None and vs.pending is None and t - vs.last_t > forget:
             self._forget(pos.mmsi, vs, t)

@@ -39,6 +39,7 @@ class VesselState:
         "stop_t",
         "tl",
         "tracks",
+        "visit",
     )
 
     def __init__(self) -> None:
@@ -67,6 +68,8 @@ class VesselState:
         self.shared: list[Any] | None = None
         # its static data's history and identity lead events (alerts/identity/static.py)
         self.ident: Any = None
+        # its port visit in progress and those waiting for the bound (alerts/ports)
+        self.visit: Any = None
 
     def __setstate__(self, state: Any) -> None:
         # a partition checkpointed before these slots existed: start them empty
@@ -78,6 +81,7 @@ class VesselState:
         self.segs = None
         self.shared = None
         self.ident = None
+        self.visit = None
         slots = state[1] if isinstance(state, tuple) else state
         for k, v in (slots or {}).items():
             setattr(self, k, v)
@@ -93,6 +97,7 @@ class VesselState:
             and not self.gaps
             and not self.shared
             and not (self.ident is not None and self.ident.events)
+            and self.visit is None
         )
 
     def reset(self) -> None:

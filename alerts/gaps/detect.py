@@ -14,10 +14,11 @@ the receiver that last heard it heard other vessels meanwhile. Otherwise (nobody
 there, or that receiver went quiet) it is a coverage gap: counted, no lead. It raises
 ``AIS-GAP`` when, besides, it starts or ends within ``near_m`` of a closed area, or its
 straight path or the area reachable in its time (an ellipse with the two ends as foci,
-at ``reach_kn``) comes within the area's rule distance, and neither end lies in or by a
-port or anchorage (a ship there may switch off lawfully). An implied speed between the
-ends above ``max_implied_kn`` is not one vessel's silence (two ships on one MMSI, or a
-bad fix): no gap lead (issue 34's work).
+at ``reach_kn``) comes within the area's rule distance, and the silence does not lie
+inside one port visit (``alerts.ports``; a ship there may switch off lawfully; where
+visits are not tracked, neither end within ``port_m`` of a port or anchorage). An
+implied speed between the ends above ``max_implied_kn`` is not one vessel's silence
+(two ships on one MMSI, or a bad fix): no gap lead (issue 34's work).
 Global Fishing Watch's "suspected disabling" (12 h, both ends beyond 50 nm, 14 satellite
 positions in the 12 h before) is the offshore reference: ``gfw_like`` says whether a gap
 meets it (docs/gaps.md).
@@ -80,13 +81,16 @@ def reporting_interval_s(msg_type: int, sog: float | None, nav_status: int | Non
 class Gap:
     """A silence between two fixes of one vessel, waiting to be judged."""
 
-    __slots__ = ("before", "end", "source", "start")
+    __slots__ = ("before", "end", "port", "source", "start")
 
     def __init__(self, start: EvidencePoint, end: EvidencePoint, source: str, before: int) -> None:
         self.start = start
         self.end = end
         self.source = source  # the receiver that last heard it
         self.before = before  # its reports in the hour before
+        # the port visit both ends lie in (its zone id), "" in none, None when visits
+        # were not tracked (then an end within port_m of a port zone stands in)
+        self.port: str | None = None
 
     @property
     def key(self) -> tuple[str, int, float]:
@@ -158,8 +162,11 @@ def judge(
     covered = others > 0 and (alive > 0 or not gap.source)
     if not (heard_well and covered):
         return "coverage", None
+    port = getattr(gap, "port", None)  # a gap checkpointed before visits has none
+    if port:
+        return "port", None  # inside one port visit: a ship may switch off there
     hits = _zones_touched(gap, cfg, index, dt)
-    if any(index.zones[z].kind in PORT_KINDS for z, _ in hits["port"]):
+    if port is None and any(index.zones[z].kind in PORT_KINDS for z, _ in hits["port"]):
         return "port", None
     named = hits["closed"]
     if not named:

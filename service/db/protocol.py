@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from vigia.alerts.authorised import Authorisation
 from vigia.alerts.identity.state_register import StateVessel
 from vigia.alerts.lead import Lead
+from vigia.alerts.ports.visits import PortVisit
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move
 from vigia.ingest.records import Position, VesselInfo
@@ -256,6 +257,15 @@ class Repository(Protocol):
 
     def delete_authorisation(self, entry_id: int) -> bool:
         """Remove one register entry; False if there is none with that id."""
+
+    # port visits (issue 33): settled visits, by vessel
+    def add_port_visits(self, visits: Sequence[PortVisit]) -> int:
+        """Store settled visits (one already stored is kept); returns how many were new."""
+
+    def port_visits(
+        self, mmsi: int, start: float | None = None, end: float | None = None, limit: int = 1_000
+    ) -> list[PortVisit]:
+        """The vessel's visits overlapping [start, end] (either open), oldest first."""
 
     # the register of state vessels (issue 34)
     def add_state_vessels(self, entries: Sequence[StateVessel]) -> list[StateVessel]:

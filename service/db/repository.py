@@ -33,6 +33,7 @@ from vigia.service.db.engine import migrate
 from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
+from vigia.service.db.port_visits import PortVisitStore
 from vigia.service.db.protocol import BBox, LeadQuery, Scope
 from vigia.service.db.register import RegisterStore
 from vigia.service.db.zone_imports import ZoneImportStore
@@ -67,7 +68,9 @@ _IN_BBOX_SQLITE = text(
 )
 
 
-class SqlRepository(LiveStore, LayerStore, AdminStore, RegisterStore, ZoneImportStore):
+class SqlRepository(
+    LiveStore, LayerStore, AdminStore, RegisterStore, ZoneImportStore, PortVisitStore
+):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
 

@@ -34,6 +34,7 @@ from vigia.service.runtime.counts import (
     submit_when_room,
 )
 from vigia.service.runtime.feeds import LineSource, sources_from_settings
+from vigia.service.runtime.port_visits import expire_and_store
 from vigia.service.runtime.snapshot import IngestSnapshot
 from vigia.service.runtime.state_vessels import ReloadsStateVessels
 from vigia.service.settings import IngestSettings
@@ -380,7 +381,7 @@ class IngestWorker(ReloadsStateVessels):
         if self._lag is not None and abs(self._lag) < _LIVE_LAG_S:
             stream = max(stream, now)
         if stream > float("-inf"):
-            self._writer_leads(self._pipeline.expire(stream))
+            self._writer_leads(expire_and_store(self._pipeline, self._repo, stream))
         if self._dirty:  # open episodes only grow with new positions
             self._dirty = False
             self._writer_leads(self._pipeline.open_leads())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from vigia.service.http.routes import (
+    assignment,
     authorised,
     ballast,
     ballast_arrivals,
@@ -16,6 +17,7 @@ from vigia.service.http.routes import (
     leads,
     map_layers,
     ogc,
+    port_visits,
     procedure,
     queryables,
     silences,
@@ -36,9 +38,11 @@ def include_routers(app: FastAPI) -> None:
         zones,
         vessels,
         identity,
+        port_visits,
         stream,
         leads,
         procedure,
+        assignment,
         silences,
         ogc,
         queryables,

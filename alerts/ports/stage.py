@@ -1,0 +1,194 @@
+"""Port visits in the pipeline: a mixin of :class:`~vigia.alerts.pipeline.LeadPipeline`.
+
+Each fix the pipeline judges (in the vessel's own time order, again after a late record:
+``alerts.rejudge`` calls the same ``_fix``) goes through :func:`watch_fix`, which looks
+for silences (``alerts.gaps``) and steps the vessel's port visit. A visit its exit ended
+is given out once the clock less the lateness bound has passed that exit
+(:meth:`PortStage._settle_visits`), once only (its key in the timeline's ``done``), so the
+same records give the same visits however they arrive.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from vigia.alerts.episodes import SEG_KEY
+from vigia.alerts.gaps.detect import PORT_KINDS, GapConfig, note_silence
+from vigia.alerts.ports.visits import PortVisit, PortVisitConfig, VisitState, step
+from vigia.alerts.tracking import VesselState
+from vigia.ingest.records import Position
+from vigia.zones.evaluate import ZoneIndex
+
+#: prefilter cells (degrees): a fix far from every port costs one dict lookup
+_CELL = 0.1
+_M_PER_DEG = 111_320.0
+
+
+class PortFinder:
+    """The port and anchorage zones of a zone index within ``reach_m`` of a point."""
+
+    def __init__(self, index: ZoneIndex, reach_m: float) -> None:
+        self.source = index  # rebuilt when the pipeline's index is another (a zone edit)
+        self.reach_m = reach_m
+        self._idx = [i for i, z in enumerate(index.zones) if z.kind in PORT_KINDS]
+        self._sub = ZoneIndex([index.zones[i] for i in self._idx]) if self._idx else None
+        cells: set[tuple[int, int]] = set()
+        for i in self._idx:
+            x0, y0, x1, y1 = index.zones[i].geometry.bounds
+            dy = reach_m / _M_PER_DEG + _CELL  # a cell's width beyond, for rounding
+            coslat = max(0.05, math.cos(math.radians(max(abs(y0), abs(y1)) + dy)))
+            dx = reach_m / (_M_PER_DEG * coslat) + _CELL
+            for cx in range(math.floor((x0 - dx) / _CELL), math.floor((x1 + dx) / _CELL) + 1):
+                for cy in range(math.floor((y0 - dy) / _CELL), math.floor((y1 + dy) / _CELL) + 1):
+                    cells.add((cx, cy))
+        self._cells = cells
+
+    def near(self, lon: float, lat: float) -> dict[int, float]:
+        """Zone index (in the full index) -> distance (m), for those within reach."""
+        if (
+            self._sub is None
+            or (math.floor(lon / _CELL), math.floor(lat / _CELL)) not in self._cells
+        ):
+            return {}
+        hits = self._sub.evaluate(
+            np.array([lon], np.float64), np.array([lat], np.float64), margin_m=self.reach_m
+        )
+        out: dict[int, float] = {}
+        for z, d in zip(hits.zone.tolist(), hits.distance_m.tolist(), strict=True):
+            if d <= self.reach_m:
+                out[self._idx[z]] = d
+        return out
+
+
+class PortStage:
+    """Port visits of the pipeline's vessels (see module docstring)."""
+
+    index: ZoneIndex
+    gap_config: GapConfig
+    _vessels: dict[int, VesselState]
+    _gapping: set[int]
+
+    @property
+    def port_config(self) -> PortVisitConfig:
+        cfg = self.__dict__.get("_port_config")
+        return cfg if cfg is not None else PortVisitConfig()
+
+    @port_config.setter
+    def port_config(self, cfg: PortVisitConfig) -> None:
+        self.__dict__["_port_config"] = cfg
+        self.__dict__.pop("_port_finder", None)
+
+    def _ports(self) -> PortFinder:
+        # built on first use, for the index in force
+        finder: PortFinder | None = self.__dict__.get("_port_finder")
+        if finder is None or finder.source is not self.index:
+            finder = PortFinder(self.index, self.port_config.exit_m)
+            self.__dict__["_port_finder"] = finder
+        return finder
+
+    def _visiting(self) -> set[int]:
+        """Vessels with visits their fixes ended, waiting for the bound."""
+        return self.__dict__.setdefault("_port_waiting", set())  # type: ignore[no-any-return]
+
+    def watch_fix(self, vs: VesselState, pos: Position) -> None:
+        """One fix, in the vessel's time order: its silence since the previous fix (a
+        gap inside one port visit is marked so) and its port visit."""
+        gap_cfg = self.gap_config
+        pcfg = self.port_config
+        seen = vs.seen
+        before = vs.visit
+        in_before = None if before is None or before.zone is None else before.arrival_t
+        gap = None
+        if gap_cfg.enabled:
+            silent = seen is not None and pos.t - seen[0] >= gap_cfg.min_gap_s
+            if silent and note_silence(vs, pos, seen, gap_cfg):  # type: ignore[arg-type]
+                self._gapping.add(pos.mmsi)
+                gap = vs.gaps[-1]  # type: ignore[index]
+            vs.seen = (pos.t, pos.lon, pos.lat, pos.sog, pos.cog, pos.nav_status, pos.msg_type,
+                       pos.source)  # fmt: skip
+        if not pcfg.enabled:
+            return
+        assert pos.lon is not None and pos.lat is not None
+        near = self._ports().near(pos.lon, pos.lat)
+        st = vs.visit
+        if st is None:
+            if not near:
+                if gap is not None:
+                    gap.port = ""  # visits tracked: in none
+                return
+            st = vs.visit = VisitState()
+        if step(st, pcfg, pos.mmsi % SEG_KEY, (pos.t, pos.lon, pos.lat, pos.sog), near,
+                self.index.zones) is not None or st.done:  # fmt: skip
+            self._visiting().add(pos.mmsi)  # (again after a late record restored it)
+        if gap is not None:
+            # both ends inside one visit: the one open before the silence still open
+            same = in_before is not None and st.zone is not None and st.arrival_t == in_before
+            gap.port = self.index.zones[st.zone].id if same and st.zone is not None else ""
+        if st.idle:
+            vs.visit = None
+
+    def _settle_visits(self, now: float, bound: float, final: bool, clock: Any) -> None:
+        """Give out every visit whose exit the clock less the bound has passed."""
+        waiting = self._visiting()
+        out: list[PortVisit] = self.__dict__.setdefault("_port_out", [])
+        for key in list(waiting):
+            vs = self._vessels.get(key)
+            st = None if vs is None else vs.visit
+            if vs is None or st is None or not st.done:
+                waiting.discard(key)
+                continue
+            done = vs.tl.done if vs.tl is not None else None
+            keep = []
+            for zone, visit in st.done:
+                w = math.inf if final else clock(visit.departure_t, now) - bound
+                if w <= visit.departure_t:
+                    keep.append((zone, visit))
+                    continue
+                mark = ("PORT-VISIT", zone, visit.arrival_t)
+                if done is not None and mark in done:
+                    continue  # given out before a late record made it be found again
+                out.append(visit)
+                if done is not None:
+                    done.add(mark)
+            st.done = keep
+            if not keep:
+                waiting.discard(key)
+                if st.idle:
+                    vs.visit = None
+
+    def take_port_visits(self) -> list[PortVisit]:
+        """Visits settled since the last call (final: the bound has passed their exit)."""
+        out: list[PortVisit] = self.__dict__.get("_port_out") or []
+        self.__dict__["_port_out"] = []
+        return out
+
+    def in_port(self, mmsi: int) -> str | None:
+        """The zone id of the visit the vessel is in now, if any."""
+        vs = self._vessels.get(mmsi)
+        st = None if vs is None else vs.visit
+        return None if st is None or st.zone is None else self.index.zones[st.zone].id
+
+
+def hand_over_visits(old: Any, nxt: Any, keep: dict[int, int]) -> None:
+    """A zone edit: visits carry over to the new index where their zone is unchanged
+    (``keep``: old index -> new); a visit in a changed or removed zone is dropped, as
+    episodes of such zones are closed by the edit."""
+    nxt.port_config = old.port_config
+    waiting = nxt._visiting()
+    for mmsi, vs in old._vessels.items():
+        st = vs.visit
+        if st is None:
+            continue
+        if st.zone is not None:
+            st.zone = keep.get(st.zone)
+            if st.zone is None:
+                st.stops, st.stop_from = [], None
+        st.done = [(keep[z], v) for z, v in st.done if z in keep]
+        if st.done:
+            waiting.add(mmsi)
+        if st.idle:
+            vs.visit = None
+    nxt.__dict__["_port_out"] = old.take_port_visits()

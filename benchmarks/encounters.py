@@ -131,8 +131,8 @@ def main() -> int:
     real = [r for r in ing.feed_many(FileSource(path).lines()) if type(r) in (Position, StaticData)]
     real += [r for r in ing.flush() if type(r) in (Position, StaticData)]
     s0, _ = run(index, real, pairing=False)
-    s1, got = run(index, real, pairing=True)
-    found = [x for x in got if x.rule in RULES]
+    s1, real_leads = run(index, real, pairing=True)
+    found = [x for x in real_leads if x.rule in RULES]
     span = max(r.t for r in real) - min(r.t for r in real)
     print(f"real corpus {path.name}: {len(real):,} records over {span / 3600:.2f} h, "
           f"{len({r.mmsi for r in real}):,} vessels; STS-ENCOUNTER/LOITER leads: {len(found)}; "

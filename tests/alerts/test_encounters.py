@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from shapely.geometry import Point
 
-from tests.alerts.scenario_kit import T0, aisgen, feature, index_from, square
+from scripts import aisgen
+from tests.alerts.scenario_kit import T0, feature, index_from, square
 from vigia.alerts.authorised import Authorisation, AuthorisedRegister
 from vigia.alerts.encounters.config import EncounterConfig
 from vigia.alerts.encounters.leads import pair_id
@@ -293,3 +294,30 @@ def test_an_early_lead_the_settled_slots_do_not_confirm_is_withdrawn() -> None:
     gone = w.take_revisions()
     assert [x.id for x in gone] == [early[0].id]
     assert gone[0].details["superseded_by"] is None
+
+
+def test_the_grid_never_hides_a_pair_within_500_m() -> None:
+    """The pairing looks only in a vessel's H3 cell and the ring around it: for points
+    across Brazilian waters (5 N to 35 S), another placed 500 m away in any direction
+    (pyproj's forward problem) is always in that neighbourhood, and near_pairs finds the
+    pair at 500 m (the bound) and not at 501 m."""
+    import random
+
+    import h3
+
+    from vigia.alerts.encounters.pairing import near_pairs
+
+    cfg = EncounterConfig()
+    rng = random.Random(37)
+    for _ in range(2_000):
+        lon, lat = rng.uniform(-52.0, -28.0), rng.uniform(-35.0, 5.0)
+        other = aisgen.fwd(lon, lat, rng.uniform(0.0, 360.0), 500.0)
+        ring = h3.grid_disk(h3.latlng_to_cell(lat, lon, cfg.h3_res), 1)
+        assert h3.latlng_to_cell(other[1], other[0], cfg.h3_res) in ring
+    az = 33.0
+    for dist, found in ((500.0, 1), (501.0, 0)):
+        o = aisgen.fwd(*SEA, az, dist)
+        got = near_pairs([A, B], [SEA[0], o[0]], [SEA[1], o[1]], cfg.near_m, cfg.h3_res)
+        assert len(got) == found
+        if found:
+            assert got[0][2] == pytest.approx(500.0, abs=1e-6)

@@ -17,6 +17,7 @@ from vigia.alerts.ballast.declaration import (
     DeclaredExchange,
     DeclaredPoint,
 )
+from vigia.alerts.ballast.port_calls import port_calls
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.ingest.records import Position, VesselInfo, field_names
 from vigia.ingest.units import LAT_MAX, LAT_MIN, LON_MAX, LON_MIN
@@ -215,6 +216,11 @@ def run_audit(
     state = StateVessels(repo.list_state_vessels())
     result = audit_request(req, track, repo.get_vessel(req.mmsi), assessor, settings, now, state)
     result.document["track_source"] = "request" if req.track is not None else "stored AIS"
+    # where the ballast came from and where the ship arrived, if the store saw its calls
+    first, last = min(e.start.t for e in decl.exchanges), max(e.end.t for e in decl.exchanges)
+    span = settings.voyage_days * DAY
+    visits = repo.port_visits(req.mmsi, first - span, last + span)
+    result.document["port_calls"] = port_calls(visits, first, last)
     if result.leads:
         repo.upsert_leads(result.leads)
     audit_id = repo.save_audit(result.document, scope)

@@ -37,7 +37,7 @@ from vigia.zones.import_types import (
     ZoneImportError,
     make_zone,
 )
-from vigia.zones.model import ZoneError
+from vigia.zones.model import Zone, ZoneError
 
 #: GDAL S-57 driver open options: apply updates, UTF-8 national text, features only
 #: (no primitives); the rest are the driver's defaults
@@ -204,7 +204,7 @@ def chart_zones(
 
 def _zone(
     f: ChartFeature, info: CellInfo, mapped: Mapped, geometry: BaseGeometry, where: str
-) -> Any:
+) -> Zone:
     agency = f.attrs.get("AGEN", info.agency)
     props: dict[str, Any] = {
         "id": f"{mapped.prefix}-{f.cell}-{f.fidn}",

@@ -37,7 +37,7 @@ from vigia.zones.import_types import (
     ZoneImportError,
     make_zone,
 )
-from vigia.zones.model import ZoneError, ZoneKind
+from vigia.zones.model import Zone, ZoneError, ZoneKind
 
 COLUMNS = (
     "id",
@@ -158,7 +158,7 @@ def _row_zone(
     line: int,
     coast: Mapping[tuple[str, int], ChartFeature],
     default_date: str | None,
-) -> Any:
+) -> Zone | str:
     try:
         kind = ZoneKind(row.get("kind") or "")
     except ValueError:

@@ -12,13 +12,22 @@ One lead per onset: it is raised (already closed: it records a moment) when the 
 first says it is off position, or has been silent ``silent_s``; it re-arms once the AtoN
 reports on position again. Virtual AtoNs (a broadcast with no buoy) are ignored, and an
 AtoN is only watched for silence once it has reported at least twice.
+
+A silence is judged on the stream's own time, never the wall clock (issue 38: a live
+feed's idle ticks at wall time made the same input raise 165 leads on one store and 192
+on the other), and the same way however the input is batched: a silence between two
+reports is found when the second arrives, one still running when the stream's time has
+passed it. It is a lead only if the receiver that last heard the AtoN heard other
+stations during it (alerts/gaps/coverage.py): a receiver that went down silences every
+buoy it heard at once, which is an outage, not damage.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import insort
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +39,8 @@ from vigia.ingest.records import AidToNavigation, Position, iso_utc
 from vigia.ingest.registry import VesselRegistry
 
 RULE = "ATON-DAMAGE"
+#: how many other stations receiver ``source`` heard in (t0, t1), ``mmsi`` aside
+Alive = Callable[[str, float, float, int], int]
 _R = 6_371_008.8  # mean Earth radius (m)
 _MAX_PASSES = 20_000  # per AtoN; a busy channel buoy sees a few thousand fixes an hour
 _MAX_CANDIDATES = 50
@@ -55,6 +66,11 @@ class _Aton:
     reports: int = 1
     armed: bool = True
     raw: tuple[str, ...] = ()
+    source: str = ""  # the receiver that last heard it
+    #: its reports' times (and whether each said off position) not yet judged for a
+    #: silence after them, with the one before (a silence needs a report before it)
+    times: list[tuple[float, bool]] = field(default_factory=list)
+    checked: float = -math.inf  # reports up to this time have had their silence judged
     passes: deque[tuple[float, int, float, float, float]] = field(
         default_factory=lambda: deque(maxlen=_MAX_PASSES)
     )  # (t, mmsi, distance_m, lon, lat)
@@ -73,7 +89,14 @@ class AtonWatch:
         # loader admits only Vigia's own types (a bound method pickles as getattr)
         self._registry = registry
         self._atons: dict[int, _Aton] = {}
-        self.counters = {"aton_reports": 0, "aton_passes": 0}
+        self.counters = {
+            "aton_reports": 0,
+            "aton_passes": 0,
+            "aton_silent_outage": 0,
+            "aton_late_past_bound": 0,
+        }
+        #: the latest time of a record fed here: what a silence is measured against
+        self._seen_t = -math.inf
 
     @property
     def watching(self) -> bool:
@@ -81,44 +104,94 @@ class AtonWatch:
         return bool(self._atons)
 
     def feed(self, reports: Sequence[AidToNavigation], vessels: Sequence[Position]) -> list[Lead]:
-        """Account AtoN reports and vessel positions (with coordinates); returns leads."""
+        """Account AtoN reports and vessel positions (with coordinates); returns the
+        off-position leads (a silence is judged by :meth:`expire`)."""
+        for v in vessels:
+            self._seen_t = max(self._seen_t, v.t)
+        for r in reports:
+            # an AtoN first heard in this batch watches the batch's ships too: the same
+            # passes however the records are batched
+            at = _place(r)
+            if at is not None and not r.virtual and r.mmsi not in self._atons:
+                self._atons[r.mmsi] = _Aton(r.mmsi, *at, r.name, r.aid_type, -math.inf, 0)
         if vessels and self._atons:
             self._passes(vessels)
         out: list[Lead] = []
         for r in sorted(reports, key=lambda r: r.t):
+            self._seen_t = max(self._seen_t, r.t)
             lead = self._report(r)
             if lead is not None:
                 out.append(lead)
         return out
 
-    def expire(self, now: float, clock: EraClock = one_clock) -> list[Lead]:
-        """Raise a lead for each AtoN silent for ``silent_s`` at stream time ``now``, or at
-        ``clock(t, now)``, the clock of the era of its last report (alerts/eras.py)."""
-        out = []
-        silent = self.config.silent_s
+    def expire(
+        self,
+        now: float,
+        clock: EraClock = one_clock,
+        alive: Alive | None = None,
+        bound: float = 0.0,
+    ) -> list[Lead]:
+        """Raise a lead for each silence of ``silent_s`` after a report, once the stream's
+        time less the lateness ``bound`` has passed it (every report that could end it
+        is in: the same leads however the input is batched or delayed within the bound).
+        ``now`` is the stream time, read per AtoN on the clock of its era
+        (alerts/eras.py), never past the latest record fed here (a live feed's idle tick
+        gives the wall clock)."""
+        out: list[Lead] = []
         for a in self._atons.values():
-            if a.armed and a.reports >= 2 and clock(a.last_t, now) - a.last_t > silent:
-                a.armed = False
-                out.append(self._lead(a, "silent", a.last_t + self.config.silent_s, None))
+            out += self._silences(a, min(clock(a.last_t, now), self._seen_t) - bound, alive)
+        return out
+
+    def _silences(self, a: _Aton, w: float, alive: Alive | None) -> list[Lead]:
+        """Judge the silence after each report whose ``silent_s`` ended before ``w``."""
+        silent = self.config.silent_s
+        ts = a.times
+        out: list[Lead] = []
+        last = 0
+        for i, (t, off) in enumerate(ts):
+            if t <= a.checked:
+                continue
+            if t + silent >= w:
+                break
+            a.checked, last = t, i
+            nxt = ts[i + 1] if i + 1 < len(ts) else None
+            if i == 0 or off or (nxt is not None and (nxt[0] - t <= silent or nxt[1])):
+                # its first report; already off position (its lead is out); heard again
+                # in time; or heard again off position, which raises that onset's lead
+                continue
+            if alive is not None and not alive(a.source, t, t + silent, a.mmsi):
+                # the receiver heard nobody either: an outage, not this buoy's silence
+                self.counters["aton_silent_outage"] += 1
+                continue
+            out.append(self._lead(a, "silent", t + silent, None))
+        del ts[:last]  # the last judged one stays: a silence needs a report before it
         return out
 
     def _report(self, r: AidToNavigation) -> Lead | None:
         self.counters["aton_reports"] += 1
-        if r.virtual or r.lon is None or r.lat is None:
-            return None
-        if not (-180.0 <= r.lon <= 180.0 and -90.0 <= r.lat <= 90.0):
+        at = _place(r)
+        if r.virtual or at is None:
             return None
         a = self._atons.get(r.mmsi)
         if a is None:
-            a = self._atons[r.mmsi] = _Aton(r.mmsi, r.lon, r.lat, r.name, r.aid_type, r.t)
+            a = self._atons[r.mmsi] = _Aton(r.mmsi, *at, r.name, r.aid_type, r.t)
         elif r.t >= a.last_t:
+            if a.reports == 0:  # registered by feed before the passes: its first report
+                a.lon, a.lat = at
             a.last_t = r.t
             a.reports += 1
+        if r.t >= a.last_t:
+            a.source = r.source
+        item = (r.t, bool(r.off_position))
+        if r.t <= a.checked:
+            self.counters["aton_late_past_bound"] += 1  # its silence is judged already
+        elif item not in a.times:
+            insort(a.times, item)
         a.name = r.name or a.name
         a.aid_type = r.aid_type if r.aid_type is not None else a.aid_type
         if not r.off_position:
             # on station (or back): this is the position to measure passes from
-            a.lon, a.lat, a.armed, a.raw = r.lon, r.lat, True, r.raw
+            (a.lon, a.lat), a.armed, a.raw = at, True, r.raw
             return None
         if not a.armed:
             return None
@@ -142,7 +215,9 @@ class AtonWatch:
                 p = vessels[i]
                 a.passes.append((p.t, p.mmsi, dist, lon[i].item(), lat[i].item()))
                 self.counters["aton_passes"] += 1
-            horizon = a.last_t - self.config.lookback_s
+            # a silence not judged yet names the ships of the hour before it ended
+            first = next((t for t, _ in a.times if t > a.checked), a.last_t)
+            horizon = min(a.last_t, first + self.config.silent_s) - self.config.lookback_s
             while a.passes and a.passes[0][0] < horizon:
                 a.passes.popleft()
 
@@ -197,3 +272,11 @@ class AtonWatch:
                 "candidates": candidates,
             },
         )
+
+
+def _place(r: AidToNavigation) -> tuple[float, float] | None:
+    """A report's position, if it has one on the Earth."""
+    lon, lat = r.lon, r.lat
+    if lon is None or lat is None or not (-180 <= lon <= 180 and -90 <= lat <= 90):
+        return None
+    return lon, lat

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from vigia.alerts.aton import AtonWatch
+from vigia.alerts.aton import Alive, AtonWatch
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
@@ -79,6 +79,11 @@ class Settling:
     def _settle_visits(self, now: float, bound: float, final: bool, clock: Any) -> None:
         raise NotImplementedError  # alerts/ports/stage.py
 
+    def _alive(self) -> Alive | None:
+        """How many other stations a receiver heard in a time (coverage, issue 33),
+        or None when coverage is not counted."""
+        return self._coverage.source_heard if self.gap_config.enabled else None
+
     def expire(self, now: float, *, final: bool = False) -> list[Lead]:
         """Settle what stream time ``now`` less the lateness bound has decided (all of
         it on ``final``: the input is complete): look-ahead fixes that waited too long,
@@ -121,7 +126,9 @@ class Settling:
             # at the end of input nothing can follow: everything is judged
             self._settle_gaps(mmsi, held, math.inf if final else clock(last, now) - bound)
         self._settle_visits(now, bound, final, clock)  # port visits past the bound
-        self._closed += self._distress.expire(now, clock) + self._aton.expire(now, clock)
+        self._closed += self._distress.expire(now, clock)
+        self._closed += self._aton.expire(now, clock, self._alive(), bound)
+        self.counters.update(self._aton.counters)  # outages and late reports, counted
         if now - self._last_sweep > cfg.forget_after_s:
             self._last_sweep = now
             self._sweep(now, bound)

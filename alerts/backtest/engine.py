@@ -162,6 +162,9 @@ def run(
 ) -> RunResult:
     """Replay the tracks through a LeadPipeline over ``zones``; the leads of
     ``zone_ids`` whose first position falls in [since, until]."""
+    if not tracks.positions():
+        # nothing came near the zones: no lead, and no pipeline to run for it
+        return RunResult([], {})
     registry = VesselRegistry()
     for info in setting.vessels:
         # what the store knows of the vessel, as the worker loads it at start

@@ -39,15 +39,25 @@ def _rows(fh: BinaryIO, flt: pc.Expression, columns: list[str]) -> pa.Table:
     return pa.table({c: tab.column(c).cast(SCHEMA.field(c).type) for c in columns})
 
 
-def box_filter(bbox: BBox) -> pc.Expression:
-    """Rows whose point lies inside ``bbox`` (inclusive): the ``bbox`` covering column
-    lets the row groups' statistics skip the groups outside, the point itself decides."""
+def covering_filter(bbox: BBox) -> pc.Expression:
+    """Rows whose ``bbox`` covering meets ``bbox``: the row groups' statistics skip the
+    groups outside, and a point's covering is the point rounded outwards to float32 (so
+    this admits at most a metre more than the point itself would)."""
     x0, y0, x1, y1 = bbox
     return (
         (pc.field("bbox", "xmax") >= x0)
         & (pc.field("bbox", "xmin") <= x1)
         & (pc.field("bbox", "ymax") >= y0)
         & (pc.field("bbox", "ymin") <= y1)
+    )
+
+
+def box_filter(bbox: BBox) -> pc.Expression:
+    """Rows whose point lies inside ``bbox`` (inclusive): the covering prunes row
+    groups, the point itself decides."""
+    x0, y0, x1, y1 = bbox
+    return (
+        covering_filter(bbox)
         & (pc.field("geometry", "x") >= x0)
         & (pc.field("geometry", "x") <= x1)
         & (pc.field("geometry", "y") >= y0)

@@ -8,6 +8,7 @@ alone (a zone edited since the period is judged as it stands now, in both runs).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 
 from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.backtest.engine import (
+    RunResult,
     Setting,
     Tracks,
     affected,
@@ -81,13 +83,19 @@ def _silences(repo: SqlRepository) -> list[Silence]:
 def _read(
     reader: PeriodReader, mmsis: set[int], since: float, until: float, forget_s: float
 ) -> Tracks:
-    """The candidates' tracks from a lead-in long enough to know what was open."""
+    """The candidates' tracks from a lead-in long enough to know what was open: a vessel
+    still unsettled gets only the stretch before what was read already."""
     lead_in = LEAD_IN_S
-    tracks = trim(reader.tracks(mmsis, since - lead_in, until), since, since - lead_in, forget_s)
+    raw = reader.tracks(mmsis, since - lead_in, until)
+    tracks = trim(raw, since, since - lead_in, forget_s)
     while tracks.unsettled and lead_in < MAX_LEAD_IN_S:
-        lead_in = min(lead_in * 4, MAX_LEAD_IN_S)
-        more = reader.tracks(tracks.unsettled, since - lead_in, until)
-        again = trim(more, since, since - lead_in, forget_s)
+        longer = min(lead_in * 4, MAX_LEAD_IN_S)
+        # the earlier stretch only, up to just before what was read (inclusive bounds)
+        more = reader.tracks(tracks.unsettled, since - longer, math.nextafter(since - lead_in, -1))
+        for m, ps in more.items():
+            raw[m] = ps + raw[m]
+        lead_in = longer
+        again = trim({m: raw[m] for m in tracks.unsettled}, since, since - lead_in, forget_s)
         tracks.by_mmsi.update(again.by_mmsi)
         tracks.unsettled = again.unsettled
     return tracks
@@ -126,7 +134,10 @@ def backtest(
     say("draft", 0.5)
     mine = run(after, tracks, setting, zone_ids=ids, since=since, until=until)
     say("in force", 0.75)
-    base = run(in_force, tracks, setting, zone_ids=ids, since=since, until=until)
+    if ids & {z.id for z in in_force}:
+        base = run(in_force, tracks, setting, zone_ids=ids, since=since, until=until)
+    else:  # only new zones: nothing in force to compare with, no second run
+        base = RunResult([], {})
     juris = jurisdictions(after)
     dest = {v.mmsi: v.destination for v in known}
     silences = _silences(repo)

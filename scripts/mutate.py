@@ -42,6 +42,7 @@ B_PROC = "tests/alerts/test_boundaries_procedure.py"
 B_INGEST = "tests/ingest/test_boundaries_ingest.py"
 B_ZONES = "tests/zones/test_boundaries_zones.py"
 B_DOCS = "tests/api/test_boundaries_documents.py"
+ENC = "tests/alerts/test_encounters.py"
 B_BUS = "tests/bus/test_boundaries_broker_leads.py"  # real nats-server and PostGIS, ~20 s
 # every route with two authorities' keys, over a served API on both stores (~45 s)
 SCOPE = "tests/live/test_authority_scope.py"
@@ -814,6 +815,38 @@ MUTATIONS: tuple[Mutation, ...] = (
     # -- AT the bound (issue 35): the comparison with a named threshold made strict or
     # loose. The value is right on both sides; only a case exactly at the threshold
     # tells ``<`` from ``<=``, and that is the case a test on both sides never tries
+    M(
+        "bound-encounter-500m-strict",
+        "alerts/encounters/pairing.py",
+        "keep = np.flatnonzero(np.asarray(dist) <= near_m)",
+        "keep = np.flatnonzero(np.asarray(dist) < near_m)",
+        (ENC,),
+        "two ships exactly 500 m apart are no longer adjacent (GFW: within 500 m)",
+    ),
+    M(
+        "bound-encounter-2kn-loose",
+        "alerts/encounters/watch.py",
+        "if p.sog is not None and p.sog < cfg.max_sog_kn:",
+        "if p.sog is not None and p.sog <= cfg.max_sog_kn:",
+        (ENC,),
+        "a ship at exactly 2 kn counts as slow (GFW: below 2 knots)",
+    ),
+    M(
+        "bound-encounter-2h-strict",
+        "alerts/encounters/watch.py",
+        "if run.duration_s(self.cfg.slot_s) >= self.cfg.min_duration_s:",
+        "if run.duration_s(self.cfg.slot_s) > self.cfg.min_duration_s:",
+        (ENC,),
+        "a meeting of exactly 2 h is no longer a lead (GFW: at least 2 hours)",
+    ),
+    M(
+        "bound-encounter-gap-strict",
+        "alerts/encounters/tracks.py",
+        "if after is None or after.t - before.t > max_gap_s:",
+        "if after is None or after.t - before.t >= max_gap_s:",
+        (ENC,),
+        "a silence of exactly 1 h is no longer interpolated across (GFW: over 1 hour)",
+    ),
     M(
         "bound-ballast-200nm-strict",
         "zones/ballast.py",

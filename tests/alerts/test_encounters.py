@@ -321,3 +321,12 @@ def test_the_grid_never_hides_a_pair_within_500_m() -> None:
         assert len(got) == found
         if found:
             assert got[0][2] == pytest.approx(500.0, abs=1e-6)
+    # at the bound exactly: the pair's own geodesic distance as the limit is "within"
+    import math
+
+    from pyproj import Geod
+
+    o = aisgen.fwd(*SEA, az, 500.0)
+    d = float(Geod(ellps="WGS84").inv(SEA[0], SEA[1], o[0], o[1])[2])
+    for limit, found in ((d, 1), (math.nextafter(d, 0.0), 0)):
+        assert len(near_pairs([A, B], [SEA[0], o[0]], [SEA[1], o[1]], limit, cfg.h3_res)) == found

@@ -15,8 +15,7 @@ from scripts.satfeed import deliver
 from tests.alerts.scenario_kit import T0, aisgen, to_positions
 from tests.support.orders import shuffled_across_vessels
 from vigia.alerts.identity.mid import country, flag_conflict, mid_of
-from vigia.alerts.identity.static import FLAG_RULE, QUIET_S, STATIC_RULE, imo_valid
-from vigia.alerts.lead import Lead
+from vigia.alerts.identity.static import FLAG_RULE, STATIC_RULE, imo_valid
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Record, StaticData
 from vigia.ingest.registry import VesselRegistry
@@ -193,8 +192,8 @@ def test_a_lead_waits_for_the_quiet_after_its_run() -> None:
     fixes = _fixes(D)
     got = pipe.process([*fixes[:10], _sd(D, T0 + 300, "DELTA", "9V2487"), *fixes[10:]])
     bound = pipe.config.lateness_s
-    # the bound must pass the event by QUIET_S: one second short, nothing; then the lead
-    short = T0 + 300 + QUIET_S + bound
+    # the bound must pass the event by the 30 min quiet: at it, nothing; a second on, the lead
+    short = T0 + 300 + 1_800.0 + bound
     assert got == [] and pipe.expire(short) == []
     assert [x.rule for x in pipe.expire(short + 1.0)] == [FLAG_RULE]
 
@@ -239,7 +238,3 @@ def test_any_order_late_batches_and_duplicates_give_the_same_identity_leads(
     assert run(fed, sizes) == SORTED
     twice = [dataclasses.replace(r) for r in CAPTURE] + list(CAPTURE)
     assert run(sorted(twice, key=lambda r: r.t), sizes) == SORTED
-
-
-def _rules(leads: list[Lead]) -> list[str]:
-    return sorted(x.rule for x in leads)

@@ -3,6 +3,7 @@ stream with a stream token, receives a lead as it is opened, and a forged token 
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -56,3 +57,48 @@ def test_an_eventsource_with_a_stream_token_receives_a_lead(
     page.evaluate("window.__es.close()")
     closed, status = page.evaluate(FORGED)
     assert closed and status == 401
+
+
+RESET = """async (key) => {
+    // the service's own reset frame: a stream resumed from an id the store cannot place
+    const r = await fetch('/leads/stream/token', {method: 'POST', headers: {'X-API-Key': key}});
+    const grant = await r.json();
+    const url = new URL(grant.stream, location.href);
+    url.searchParams.set('last_event_id', '999999999');
+    const es = new EventSource(url);
+    const got = await new Promise((ok) => es.addEventListener('stream.reset', ok));
+    es.close();
+    return [got.data, got.lastEventId];
+}"""
+
+STALE = """() => {
+    // a lead the page holds that the restored store never had
+    const v = window.__vigia.leads;
+    const some = v.leads.values().next().value;
+    v.put({...some, id: 'perdido-na-restauracao', vessel: {...some.vessel, name: 'NAVIO PERDIDO'}});
+    v.render();
+}"""
+
+
+def test_a_stream_reset_replaces_the_list_with_the_current_leads(
+    service: Service, watched: Watched
+) -> None:
+    """Issue 38: after a restore the stream cannot place the page's last event and says
+    so with ``stream.reset``; the page drops what it held and shows the leads the reset
+    carries, instead of going on as if nothing had happened."""
+    watched.sign_in(service, "viewer")
+    page = watched.page
+    page.wait_for_selector("#live[data-state=live]", timeout=10_000)
+    data, last_id = page.evaluate(RESET, service.keys["viewer"])
+    current = {x["id"] for x in service.get("/leads?limit=500")["leads"]}
+    assert {x["id"] for x in json.loads(data)["leads"]} == current
+    page.evaluate(STALE)
+    page.locator("#lead-list li", has_text="NAVIO PERDIDO").wait_for(timeout=10_000)
+    page.evaluate(
+        "([d, id]) => window.__vigia.stream.source.dispatchEvent("
+        "new MessageEvent('stream.reset', {data: d, lastEventId: id}))",
+        [data, last_id],
+    )
+    page.locator("#lead-list li", has_text="NAVIO PERDIDO").wait_for(state="detached")
+    assert set(page.evaluate("[...window.__vigia.leads.leads.keys()]")) == current
+    assert not watched.errors

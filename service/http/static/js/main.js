@@ -88,9 +88,18 @@ async function start(session) {
   leads.render();
   const onEvent = (ev) => {
     if (ev.type === "vessel.position") return;  // reserved for the positions feed
+    if (ev.type === "stream.reset") {
+      // the store could not place our last event (restored from a backup, or replaced):
+      // what the page shows may be stale, so it is replaced by the current leads the
+      // reset carries, never kept as if nothing had happened (docs/operations.md)
+      leads.leads.clear();
+      for (const l of ev.data?.leads || []) leads.put(l);
+      leads.render();
+      return;
+    }
     if (ev.data?.id) { leads.marks.set(ev.data.id, performance.now()); leads.put(ev.data, { fresh: ev.type === "lead.opened" }); }
   };
-  const types = ["lead.opened", "lead.updated", "lead.status"];
+  const types = ["lead.opened", "lead.updated", "lead.status", "stream.reset"];
   const connect = () => openStream("/leads/stream", { onEvent, types, onState: (s) => {
     live(s);
     if (s === "missing") pollLeads(leads);

@@ -12,12 +12,14 @@ import dataclasses
 import random
 
 from pyproj import Geod
+from shapely.geometry import Point
 
 from scripts.satfeed import deliver
-from tests.alerts.scenario_kit import T0, bundled_index
+from tests.alerts.scenario_kit import T0, bundled_index, geodesic_truth
 from tests.support.orders import shuffled_across_vessels
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.pipeline import LeadPipeline
+from vigia.alerts.ports.stage import PortFinder
 from vigia.alerts.ports.visits import PortVisit, PortVisitConfig, Stop, VisitState, step
 from vigia.ingest.records import Position, Record
 from vigia.ingest.registry import VesselRegistry
@@ -222,3 +224,27 @@ def test_leaving_one_zone_for_another_within_3_km_makes_two_visits() -> None:
     st2 = VisitState()
     step(st2, CFG, 1, (0, 0.0, 0.0, 5.0), {1: 500.0, 0: 500.0}, ZONES)
     assert st2.zone == 0
+
+
+def test_port_distances_agree_with_the_geodesic_oracle_within_a_metre() -> None:
+    # every bundled port and anchorage zone, points up to ~7 km around it: the local
+    # frame's distance against the densified geodesic one, 0 inside
+    index = bundled_index()
+    finder = PortFinder(index, 4_000.0)
+    rng = random.Random(7)
+    checked = 0
+    for i, zone in enumerate(index.zones):
+        if zone.kind.value not in ("anchorage", "port_facility"):
+            continue
+        c = zone.geometry.centroid
+        for _ in range(12):
+            lon, lat = c.x + rng.uniform(-0.06, 0.06), c.y + rng.uniform(-0.06, 0.06)
+            got = finder.near(lon, lat).get(i)
+            inside = zone.geometry.contains(Point(lon, lat))
+            truth = 0.0 if inside else geodesic_truth(zone.geometry, lon, lat)
+            if got is None:
+                assert truth > 3_999.0  # beyond reach (a metre of slack at the edge)
+                continue
+            assert abs(got - truth) < 1.0, (zone.id, lon, lat, got, truth)
+            checked += 1
+    assert checked > 100

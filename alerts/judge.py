@@ -12,6 +12,7 @@ from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.beach import is_installation, made_good_in_band, reclassify
 from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
+from vigia.alerts.identity.mid import country
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.lead import EvidencePoint
 from vigia.alerts.rules import Approach, VesselMoment, approach_ok, area_rule, is_allowed
@@ -187,6 +188,10 @@ class ZoneJudge:
             if rule.startswith("BATH-"):
                 ep.notes["propulsion"] = m.propulsion_basis
                 ep.notes["propulsion_inferred"] = m.propulsion_inferred
+            elif rule == CLAIM_RULE:
+                # whose flag the MMSI says: a foreign state ship is a diplomatic
+                # clearance to check, a Brazilian one a register to update (evidence)
+                ep.notes["mid"], ep.notes["mid_country"] = country(pos.mmsi % SEG_KEY)
             self.open.add(pos.mmsi)
         ep.info = info
         assert pos.lon is not None and pos.lat is not None

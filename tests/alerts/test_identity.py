@@ -57,6 +57,8 @@ def test_a_type_35_not_on_the_register_150_m_from_a_base_raises_both_leads(
     assert claim.zone_id == "t-base" and claim.vessel["ship_type"] == 35
     assert abs(claim.min_distance_m - 150.0) < 2.0
     assert claim.citation.startswith("IMO Res. A.1106(29)")
+    # whose flag the MMSI says (ITU MID 710: Brazil), as evidence
+    assert (claim.details["mid"], claim.details["mid_country"]) == (710, "BR")
 
 
 def test_a_type_55_not_on_the_register_is_judged_like_any_vessel(tmp_path: Path) -> None:

@@ -333,3 +333,33 @@ def test_a_zone_says_where_it_came_from(service: Service, watched: Watched) -> N
     popup = page.locator(".maplibregl-popup-content", has_text="Ilha Fiscal")
     popup.wait_for(timeout=5_000)
     assert "Fonte: named_points.csv row 3: Wikipedia 'Ilha Fiscal'" in popup.inner_text()
+
+
+def test_an_admin_imports_a_register_from_the_page(
+    service: Service, watched: Watched, tmp_path: Path
+) -> None:
+    # issue 40: the page sends the file to POST /zones/imports and redraws the zones; a
+    # viewer is not offered the form
+    watched.sign_in(service, "viewer")
+    assert watched.page.locator("#zone-import-form").is_hidden()
+    service.keys.setdefault("admin", service.add_key("admin", "admin-ui"))
+    watched.page.click("#signout")
+    watched.page.wait_for_selector("#key", state="visible")
+    watched.sign_in(service, "admin")
+    page = watched.page
+    register = tmp_path / "pier.csv"
+    register.write_text(
+        "kind,name,lat,lon,source,date\n"
+        "military,Base Naval do Rio (ui test),-22.8745,-43.1342,test register,2026-12-04\n",
+        encoding="utf-8",
+    )
+    page.locator("details.zone-import summary").click()
+    page.set_input_files("#zone-import-file", str(register))
+    page.click("#zone-import-form button[type=submit]")
+    out = page.locator("#zone-import-out", has_text="1 novas")
+    out.wait_for(timeout=15_000)
+    # the map's zones were loaded again: the new zone is among the named ones
+    page.wait_for_function(
+        "() => window.__vigia.map.zoneNames.has('military-base-naval-do-rio-ui-test')",
+        timeout=15_000,
+    )

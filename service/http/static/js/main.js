@@ -4,6 +4,7 @@ import { apply, setLang, getLang, t, dateField } from "./i18n.js";
 import { VigiaMap, CLASS_COLOURS, ZONE_COLOURS, COAST } from "./map.js";
 import { LeadPanel } from "./leads.js";
 import { VesselPanel, BallastPanel } from "./panels.js";
+import { zoneImport } from "./zoneimport.js";
 
 const $ = (id) => document.getElementById(id);
 const ROLE_RANK = { viewer: 1, inspector: 2, admin: 3 };
@@ -82,6 +83,7 @@ async function start(session) {
     onLead: (id) => { $("tab-leads").click(); leads.select(id); } });
   for (const box of document.querySelectorAll("[data-layer]")) box.addEventListener("change", () => map.setGroup(box.dataset.layer, box.checked));
   legend();
+  zoneImport($("zone-import-form"), $("zone-import-out"), () => map.loadBackground());
   await map.ready;
   const first = await api("/leads?limit=500");
   for (const l of first.leads) leads.put(l);

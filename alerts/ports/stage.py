@@ -26,6 +26,8 @@ from vigia.zones.evaluate import ZoneIndex
 #: prefilter cells (degrees): a fix far from every port costs one dict lookup
 _CELL = 0.1
 _M_PER_DEG = 111_320.0
+#: positions whose answer is remembered at most (a few MB)
+_SEEN_MAX = 50_000
 #: WGS84 semi-major axis (m) and first eccentricity squared
 _A, _E2 = 6_378_137.0, 6.694_379_990_14e-3
 
@@ -98,12 +100,29 @@ class PortFinder:
                 for cy in range(math.floor((y0 - dy) / _CELL), math.floor((y1 + dy) / _CELL) + 1):
                     cells.setdefault((cx, cy), []).append(i)
         self._cells = cells
+        self._seen: dict[tuple[float, float], dict[int, float]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_seen": {}}  # a checkpoint need not carry the memo
 
     def near(self, lon: float, lat: float) -> dict[int, float]:
         """Zone index (in the full index) -> distance (m), for those within reach."""
         cand = self._cells.get((math.floor(lon / _CELL), math.floor(lat / _CELL)))
+        if not cand:
+            return {}
+        # a ship at anchor or moored repeats its position: the answer is a function of
+        # the exact position, so remembering it changes nothing but the cost
+        seen = self._seen
+        got = seen.get((lon, lat))
+        if got is None:
+            if len(seen) >= _SEEN_MAX:
+                seen.clear()
+            got = seen[(lon, lat)] = self._near(cand, lon, lat)
+        return got
+
+    def _near(self, cand: list[int], lon: float, lat: float) -> dict[int, float]:
         out: dict[int, float] = {}
-        for z in cand or ():
+        for z in cand:
             d = self._shapes[z].distance(lon, lat)
             if d <= self.reach_m:
                 out[z] = d

@@ -3,11 +3,12 @@
 A slot settles only once the lateness bound and the interpolation limit have passed it
 (watch.py): on a live feed that is 3 h 10 min late. The early view takes the slots from
 the first unsettled one to the stream clock's, places each vessel as well as what has
-arrived allows (interpolated when a fix follows, else its latest fix of the interval
-before the slot, at most 20 minutes old; never extrapolated), and carries on the settled runs through them. What it
-shows is provisional and open; it never makes a closed lead: those come from the
-settled slots alone, so the leads stay a function of the records. An early lead that the
-settled slots do not confirm is withdrawn (watch.py, ``open_leads``).
+arrived allows (interpolated when a later fix is in; else, when nothing later has come
+yet, its latest fix if under 10 minutes old; never extrapolated), and carries the
+settled runs on through them. What it shows is provisional and open; it never makes a
+closed lead: those come from the settled slots alone, so the leads stay a function of
+the records. An early lead the settled slots do not confirm is withdrawn (watch.py,
+``open_leads``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ def _place(tr: Track, k: int, cfg: EncounterConfig) -> Sample | None:
         s = k * cfg.slot_s
         fix = p.before if s - p.before.t <= p.after.t - s else p.after
         return None if p.sog is None else Sample(k, p.lon, p.lat, p.sog, fix)
-    last = tr.intervals.get(k - 1)  # nothing after it yet: its latest fix, if recent
-    if last is None or last[1].sog < 0:
+    if max(tr.intervals) >= k:
+        return None  # a later fix is in: a silence over the limit, not a wait for data
+    last = tr.intervals.get(k - 1)
+    if last is None or last[1].sog < 0 or k * cfg.slot_s - last[1].t >= cfg.slot_s:
         return None
     f = last[1]
     return Sample(k, f.lon, f.lat, f.sog, f)
@@ -41,9 +44,9 @@ def early_pairs(
     now: float,
     cfg: EncounterConfig,
 ) -> list[PairRun]:
-    """Meetings of ``provisional_s`` or more under way at the stream clock ``now``,
-    the settled runs (``settled``, up to slot ``first - 1``) carried through the slots
-    from ``first`` to now's."""
+    """Meetings of ``provisional_s`` or more seen in the slots from ``first`` to the
+    stream clock ``now``'s, the settled runs (``settled``, up to slot ``first - 1``)
+    carried through them."""
     last = math.floor(now / cfg.slot_s)
     if last < first:
         return []
@@ -78,8 +81,6 @@ def early_pairs(
             if run is None or run.last != k - 1:
                 run = runs[key] = PairRun(key[0], key[1], k, k)
             run.add(at[i], at[j], d)
-    return [
-        r
-        for _, r in sorted(runs.items())
-        if r.last >= last - 1 and r.duration_s(cfg.slot_s) >= cfg.provisional_s
-    ]
+    # a run that ended in the unsettled slots stays shown, as far as it went, until the
+    # settled slots close it or withdraw it
+    return [r for _, r in sorted(runs.items()) if r.duration_s(cfg.slot_s) >= cfg.provisional_s]

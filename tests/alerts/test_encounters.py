@@ -205,20 +205,22 @@ def test_a_tug_at_work_anywhere_raises_nothing() -> None:
 
 
 def test_provisional_after_30_minutes_then_withdrawn_if_it_does_not_last() -> None:
-    """On a live stream with the bound at 0: after 40 min of settled adjacency the
-    meeting is an open provisional lead; it ends at 80 min, and the open lead is
-    withdrawn (superseded by nothing) instead of becoming a lead."""
+    """On a live stream with the bound at 0, records of an 80-min meeting all in: with
+    slots up to T0 + 40 min settled (30 min of settled adjacency) the meeting is an open
+    provisional lead, shown as far as the records go (the early view: T0 + 10 .. T0 + 80
+    min, 70 min); once settled it is 70 min, short of 2 h, and the open lead is withdrawn
+    (superseded by nothing) instead of becoming a lead."""
     cfg = EpisodeConfig(lateness_s=0.0)
     w = EncounterWatch(ZoneIndex([]), EncounterConfig(), lateness_s=cfg.lateness_s)
     recs = sorted(_meeting(200.0, dur_s=80 * 60.0), key=lambda r: r.t)
     w.feed(recs)
-    # slot T0 + k*600 settles once the clock passes it by 1 h + 10 min: at T0 + 2 h 41 min
-    # slots up to T0 + 1 h 30 min are settled, all of the meeting (T0+10 .. T0+80 min)
+    # slot T0 + k*600 settles once the clock passes it by 1 h 10 min: at T0 + 1 h 50 min
+    # and 1 s, slots up to T0 + 40 min are settled
     assert w.expire(T0 + 40 * 60 + 4_200.0 + 1.0) == []
     shown = w.open_leads()
     assert len(shown) == 1
     assert shown[0].ended_at is None and shown[0].details["provisional"] is True
-    assert shown[0].details["duration_s"] == 1_800.0
+    assert shown[0].details["duration_s"] == 4_200.0
     assert w.expire(T0 + 4 * 3600.0) == []
     gone = w.take_revisions()
     assert [x.id for x in gone] == [shown[0].id]

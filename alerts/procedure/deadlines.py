@@ -291,10 +291,13 @@ def check_dates(rule: str, before: str, status: str, proc: dict[str, Any]) -> No
             "and of the Laudo Técnico Ambiental, NORMAM-07/DPC 0404 b), or the end of an "
             "ignored summons): no judgment before it ran out or a defence was received",
             "report_known_date",
+            reason="defence-term-not-started",
         )
     if decided <= defence[0].due:
         raise ProcedureDataError(
             f"no defence was received and its term runs until {defence[0].due} "
             f"({defence[0].basis}): the judgment can only come after it",
             "decision.date",
+            reason="defence-term-running",
+            facts={"due": defence[0].due.isoformat(), "basis": defence[0].basis},
         )

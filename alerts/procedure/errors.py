@@ -21,8 +21,19 @@ class ProcedureDataError(VigiaError):
 
     code = "procedure-data"
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        field: str | None = None,
+        reason: str | None = None,
+        facts: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         #: the body member at fault (``notice.appear_by``), a stable name a client can
         #: translate for its user where the message is English prose
         self.field = field
+        #: why, as a stable code with the figures it names (``defence-term-running``,
+        #: ``{"due": ..., "basis": ...}``), so a client says the server's reason in its
+        #: user's language instead of a generic "data missing"
+        self.reason = reason
+        self.facts = facts or {}

@@ -228,6 +228,11 @@ def _merge_data(proc: dict[str, Any], data: dict[str, Any], status: str, rule: s
         proc["payment_notice_date"] = when.isoformat()
     if data.get("paid_on") is not None:
         _paid(proc, _date(data["paid_on"], "paid_on"))
+    if "assignment" in data:  # who works the lead (routes/assignment.py); None: nobody
+        if data["assignment"]:
+            proc["assignment"] = dict(data["assignment"])
+        else:
+            proc.pop("assignment", None)
     if data.get("notice") is not None and status != "triaged":
         # pollution: the summons follows the Auto (0404 b)), so it is entered later
         proc["notice"] = _notice(data["notice"])

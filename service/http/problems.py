@@ -42,6 +42,7 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "errors": {"type": "array", "items": {"type": "object"}},
         "allowed": {"type": "array", "items": {"type": "string"}},
         "field": {"type": "string"},
+        "facts": {"type": "object", "additionalProperties": {"type": "string"}},
     },
 }
 
@@ -148,6 +149,9 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
         extra["allowed"] = list(exc.allowed)  # the moves a dashboard may offer instead
     if isinstance(exc, ProcedureDataError) and exc.field:
         extra["field"] = exc.field  # the body member at fault, for a client's own words
+    if isinstance(exc, ProcedureDataError) and exc.reason:
+        extra["reason"] = exc.reason  # why, as a code with its figures: said in words
+        extra["facts"] = exc.facts
     return error_problem(exc, request.url.path, detail, **extra)
 
 

@@ -142,7 +142,7 @@ def test_the_ballast_panel_fits_1366x768_and_shows_a_repeat_offender(
     assert second.get_attribute("data-lead") != lead_a
     assert second.get_attribute("data-repeat") == "true"
     said = second.inner_text()
-    assert "Reincidência: sim, 1 infração(ões) anterior(es)" in said
+    assert "Reincidência: sim, 1 infração anterior" in said
     assert "06/01/2026" in said and "multiplicada por 3" in said
     # the audit's reason in Portuguese, its figures in the app's number format
     reason = page.locator("#audit-out td:nth-child(3)").first.inner_text()
@@ -159,4 +159,4 @@ def test_the_ballast_panel_fits_1366x768_and_shows_a_repeat_offender(
     # the lead opens from the panel
     second.locator("button").click()
     page.wait_for_selector("#lead-detail:not([hidden])")
-    assert "BW-EXCH" in page.locator("#lead-detail h3").inner_text()
+    assert "lastro: 50 mn" in page.locator("#lead-detail h3").inner_text()

@@ -139,7 +139,9 @@ def test_selecting_a_lead_draws_its_track(service: Service, watched: Watched) ->
     assert _rendered(page, ["sel-path"]) == 1
     assert _rendered(page, ["sel-closest"]) == 1
     detail = page.locator("#lead-detail").inner_text()
-    assert "NORMAM-07/DPC 0212 f)" in detail and "SEC-PLATFORM" in detail
+    # the rule in words, its code the heading's hover hint (issue 35: no raw code shown)
+    assert "NORMAM-07/DPC 0212 f)" in detail and "plataforma" in detail
+    assert page.locator("#lead-detail h3").get_attribute("title") == "SEC-PLATFORM"
     assert page.locator(".maplibregl-popup-content", has_text=" m").count() >= 1
     watched.shot("lead-selected")
 

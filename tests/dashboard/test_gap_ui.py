@@ -75,6 +75,8 @@ def test_a_silence_by_a_platform_is_drawn_dashed_with_its_reach(
     assert _rendered(page, ["sel-silence"]) >= 1  # the dashed line between the ends
     assert _rendered(page, ["sel-path"]) == 0  # not drawn as a track sailed
     assert _rendered(page, ["sel-reach"]) >= 1  # the area it could reach, shaded
-    assert "AIS-GAP" in page.locator("#lead-detail").inner_text()
+    # the rule in words, its code the heading's hover hint (issue 35)
+    assert "AIS em silêncio" in page.locator("#lead-detail").inner_text()
+    assert page.locator("#lead-detail h3").get_attribute("title") == "AIS-GAP"
     assert not watched.errors
     watched.shot("gap-selected")

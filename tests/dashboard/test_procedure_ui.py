@@ -112,8 +112,8 @@ def test_a_lesta_lead_goes_from_new_to_closed_from_the_page(
     _move(
         page, service, lead_id, "infraction",
         {"auto.number": "CPRJ-001/2026", "auto.date": "06/02/2026", "auto.signature": "refused",
-         "auto.witnesses": "Ana Souza\nJoão Lima", "responsible.0.role": "comandante",
-         "responsible.0.name": "Carlos Alves"},
+         "auto.witnesses.0": "Ana Souza", "auto.witnesses.1": "João Lima",
+         "responsible.0.role": "comandante", "responsible.0.name": "Carlos Alves"},
     )  # fmt: skip
     stored = service.get(f"/leads/{lead_id}")["procedure"]
     assert stored["auto"]["witnesses"] == ["Ana Souza", "João Lima"]

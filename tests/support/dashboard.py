@@ -103,20 +103,14 @@ class Service:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, extra_env: dict[str, str] | None = None) -> Service:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
-        env.pop("DATABASE_URL", None)
+    def start(
+        self, extra_env: dict[str, str] | None = None, names: dict[str, str] | None = None
+    ) -> Service:
+        """Start it with a viewer and an inspector key (``names``: the keys' names by
+        role, people's names where the page shows them)."""
         for role in ("viewer", "inspector"):
-            out = subprocess.run(
-                [*vigia_cmd(), "apikey", "create", "--role", role, "--name", f"{role}-ui"],
-                cwd=self.workdir,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=True,
-            )
-            self.keys[role] = out.stdout.strip()
+            self.keys[role] = self.add_key(role, (names or {}).get(role, f"{role}-ui"))
+        env = self._env()
         self.feed = FeedServer()
         env["VIGIA_INGEST_TCP_FEEDS"] = f"127.0.0.1:{self.feed.port}"
         env["VIGIA_INGEST_FLUSH_INTERVAL_S"] = "0.2"
@@ -142,6 +136,24 @@ class Service:
             except (OSError, urllib.error.URLError):
                 time.sleep(0.3)
         raise TimeoutError("vigia serve did not answer in 120 s")
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
+        env.pop("DATABASE_URL", None)
+        return env
+
+    def add_key(self, role: str, name: str) -> str:
+        """A new key in the service's store (also while it runs); returns the key."""
+        out = subprocess.run(
+            [*vigia_cmd(), "apikey", "create", "--role", role, "--name", name],
+            cwd=self.workdir,
+            env=self._env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return out.stdout.strip()
 
     def get(self, path: str, role: str | None = "viewer") -> Any:
         headers = {"X-API-Key": self.keys[role]} if role else {}

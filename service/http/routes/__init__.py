@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from vigia.service.http.routes import (
+    assignment,
     authorised,
     ballast,
     ballast_arrivals,
@@ -41,6 +42,7 @@ def include_routers(app: FastAPI) -> None:
         stream,
         leads,
         procedure,
+        assignment,
         silences,
         ogc,
         queryables,

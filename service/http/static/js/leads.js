@@ -3,8 +3,11 @@
 import { api } from "./api.js";
 import { t, has, timeEl, timeText, number, onLang, localInputToIso, dateField, dateText } from "./i18n.js";
 import { esc } from "./map.js";
-import { moveForm, problemText } from "./moveform.js";
+import { moveForm, problemText, markField } from "./moveform.js";
 import "./words.js";
+import { ruleName, tn } from "./names.js";
+import { Assignment, assignee } from "./assign.js";
+import { readLink, writeLink, applyFilters } from "./link.js";
 import { positionEl, age, ddm } from "./position.js";
 
 const SAR = "SAR-DISTRESS";
@@ -28,7 +31,8 @@ export class LeadPanel {
     this.leads = new Map();
     this.selected = null;
     this.marks = new Map();  // lead id -> performance.now() when its event arrived
-    filters.addEventListener("change", () => this.render());
+    this.assignment = new Assignment(this);
+    filters.addEventListener("change", () => { this.render(); writeLink(this.selected, filters); });
     onLang(() => { this.render(); if (this.selected) this.select(this.selected, { fit: false }); });
   }
 
@@ -50,9 +54,11 @@ export class LeadPanel {
 
   visible() {
     const f = Object.fromEntries(new FormData(this.filters));
+    const me = this.session.name;
     let rows = [...this.leads.values()].filter((l) =>
       (!f.rule || l.rule === f.rule) && (!f.zone || l.zone_id === f.zone) &&
-      (!f.authority || l.authority === f.authority) && (!f.status || l.status === f.status));
+      (!f.authority || l.authority === f.authority) && (!f.status || l.status === f.status) &&
+      (!f.mine || assignee(l) === me));
     const newest = (a, b) => (b.started_at || "").localeCompare(a.started_at || "");
     const due = (a, b) => (dueOf(a) || "9999").localeCompare(dueOf(b) || "9999") || newest(a, b);
     rows.sort((a, b) => ((b.rule === SAR) - (a.rule === SAR)) || (f.sort === "due" ? due(a, b) : newest(a, b)));
@@ -66,7 +72,9 @@ export class LeadPanel {
     for (const v of [...values].sort()) {
       if (v && !have.has(v)) sel.add(new Option(label(v), v));
     }
-    for (const o of sel.options) if (o.value && name === "status") o.textContent = t("st." + o.value);
+    // labelled again each time: zone names arrive after the first list, and the language
+    // may change; the code stays as the option's hover text
+    for (const o of sel.options) if (o.value) { o.textContent = label(o.value); o.title = o.value; }
     sel.value = cur;
   }
 
@@ -74,12 +82,12 @@ export class LeadPanel {
 
   render() {
     const all = [...this.leads.values()];
-    this.fillSelect("rule", new Set(all.map((l) => l.rule)));
+    this.fillSelect("rule", new Set(all.map((l) => l.rule)), ruleName);
     this.fillSelect("zone", new Set(all.map((l) => l.zone_id)), (v) => this.zoneName(v));
     this.fillSelect("authority", new Set(all.map((l) => l.authority)));
     this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || [])]), (v) => t("st." + v));
     const rows = this.visible();
-    this.count.textContent = t("count", { n: all.length, shown: Math.min(rows.length, 500) });
+    this.count.textContent = tn("count", all.length, { shown: Math.min(rows.length, 500) });
     const frag = document.createDocumentFragment();
     for (const l of rows.slice(0, 500)) frag.append(this.row(l));
     this.list.replaceChildren(frag);
@@ -104,10 +112,15 @@ export class LeadPanel {
     b.type = "button";
     const badge = document.createElement("span");
     badge.className = "badge";
-    badge.textContent = `${SHAPES[l.rule] || "•"} ${l.rule}`;
+    badge.textContent = `${SHAPES[l.rule] || "•"} ${ruleName(l.rule)}`;
+    badge.title = l.rule;
     const who = document.createElement("span");
     who.className = "who";
-    who.textContent = (l.rule === SAR ? t("sar") + ": " : "") + (l.vessel?.name || `MMSI ${l.mmsi}`);
+    // a beacon's MMSI is what tells two beacons apart: the badge already says "socorro",
+    // and the name or number is never cut (two "SOCORRO: MMSI 9701…" looked the same)
+    who.textContent = l.vessel?.name || `MMSI ${l.mmsi}`;
+    const mine = assignee(l);
+    if (mine) who.title = t("as.title") + ": " + mine;
     const st = document.createElement("span");
     st.className = "st";
     st.textContent = t("st." + l.status);
@@ -123,8 +136,22 @@ export class LeadPanel {
     return li;
   }
 
+  /** Open what the address names (a shared link): its filters, then its lead. */
+  async openLink() {
+    const { lead, filters } = readLink();
+    applyFilters(this.filters, filters);
+    this.render();
+    if (lead) {
+      try { await this.select(lead); } catch (err) {
+        this.detail.hidden = false;
+        this.detail.textContent = `${t("err")}: ${problemText(err)}`;
+      }
+    }
+  }
+
   async select(id, { fit = true } = {}) {
     this.selected = id;
+    writeLink(id, this.filters);
     for (const li of this.list.children) li.toggleAttribute("aria-current", li.dataset.id === id);
     for (const li of this.list.children) if (li.dataset.id === id) li.setAttribute("aria-current", "true");
     const [lead, ev] = await Promise.all([api(`/leads/${encodeURIComponent(id)}`), api(`/leads/${encodeURIComponent(id)}/evidence`, { accept: "application/geo+json" })]);
@@ -138,7 +165,8 @@ export class LeadPanel {
     d.hidden = false;
     d.replaceChildren();
     const h = document.createElement("h3");
-    h.textContent = `${l.rule === SAR ? "⚠ " + t("sar") + " · " : ""}${l.rule} · ${l.vessel?.name || "MMSI " + l.mmsi}`;
+    h.textContent = `${l.rule === SAR ? "⚠ " + t("sar") + " · " : ""}${ruleName(l.rule)} · ${l.vessel?.name || "MMSI " + l.mmsi}`;
+    h.title = l.rule;
     if (l.rule === SAR) h.className = "sar-text";
     const dl = document.createElement("dl");
     const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = t(k); const dd = document.createElement("dd"); dd.append(v ?? "—"); dl.append(dt, dd); };
@@ -152,7 +180,7 @@ export class LeadPanel {
       const last = [...(l.evidence || [])].sort((a, b) => (a.t < b.t ? -1 : 1)).at(-1);
       if (last) add("d.lastfix", positionEl(last.lat, last.lon, `${timeText(last.t)} (${age(last.t)})`));
     } else {
-      add("d.zone", `${this.zoneName(l.zone_id)} (${l.zone_kind ? t("kind." + l.zone_kind) : "—"})`);
+      add("d.zone", l.zone_kind ? `${this.zoneName(l.zone_id)} (${t("kind." + l.zone_kind)})` : this.zoneName(l.zone_id));
       add("d.distance", `${number(l.min_distance_m, 0)} m`);
     }
     const cp = l.closest_point?.coordinates;
@@ -162,6 +190,7 @@ export class LeadPanel {
     add("d.ended", l.ended_at ? timeEl(l.ended_at) : endedText(l));
     add("d.authority", l.authority || "—");
     add("d.status", t("st." + l.status));
+    add("as.title", Assignment.shown(l));
     add("d.evidence", String(l.evidence?.length ?? 0));
     d.append(h, dl);
     if (this.notice && this.notice.id === l.id && Date.now() < this.notice.until) {
@@ -175,11 +204,11 @@ export class LeadPanel {
     const rep = l.repeat_offence;
     if (rep) {
       const p = document.createElement("p");
-      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${esc(rep.applies ? t("rep.yes", { n: (rep.prior || []).length }) : t("rep.no"))} <small>${esc(rep.basis || "")}</small>`;
+      p.innerHTML = `<strong>${esc(t("d.repeats"))}:</strong> ${esc(rep.applies ? tn("rep.yes", (rep.prior || []).length) : t("rep.no"))} <small>${esc(rep.basis || "")}</small>`;
       d.append(p);
     }
-    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "move", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${x.by.role})` : x.by, move: `${x.from ? t("st." + x.from) : "—"} → ${t("st." + x.to)}` })), [t("d.at"), t("d.by"), t("d.move"), t("d.reason")]));
-    if (this.session.can("inspector")) d.append(this.workflow(l));
+    if (l.history?.length) d.append(table(t("d.history"), ["at", "by", "move", "reason"], l.history.map((x) => ({ ...x, by: typeof x.by === "object" ? `${x.by.name} (${t("role." + x.by.role)})` : x.by, move: Assignment.historyText(x) || `${x.from ? t("st." + x.from) : "—"} → ${t("st." + x.to)}` })), [t("d.at"), t("d.by"), t("d.move"), t("d.reason")]));
+    if (this.session.can("inspector")) d.append(this.assignment.form(l), this.workflow(l));
     d.focus({ preventScroll: true });
   }
 
@@ -193,7 +222,7 @@ export class LeadPanel {
         this.notice = { id: l.id, text: t("wf.done"), until: Date.now() + 15_000 };
         this.put(out);
         await this.select(l.id, { fit: false });
-      } catch (err) { msg.textContent = `${t("err")}: ${problemText(err)}`; msg.className = "msg error"; }
+      } catch (err) { msg.textContent = `${t("err")}: ${problemText(err)}`; msg.className = "msg error"; markField(form, err); }
     });
     if (form) box.append(form);
     // drafts exist once a lead was looked at and while its Notice or Auto may be issued
@@ -261,7 +290,7 @@ function deadlineState(x) {
   const [y, m, day] = x.due.split("-").map(Number);
   const days = Math.round((Date.UTC(y, m - 1, day) - Date.UTC(today.getFullYear(), today.getMonth(), today.getDate())) / 86400e3);
   if (days < 0) return t("dl.late");
-  return days === 0 ? t("dl.today") : t("dl.in", { n: days });
+  return days === 0 ? t("dl.today") : tn("dl.in", days);
 }
 
 export function table(title, cols, rows, heads = cols) {

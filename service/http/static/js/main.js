@@ -5,6 +5,7 @@ import { VigiaMap, CLASS_COLOURS, ZONE_COLOURS, COAST } from "./map.js";
 import { LeadPanel } from "./leads.js";
 import { VesselPanel, BallastPanel } from "./panels.js";
 import { zoneImport } from "./zoneimport.js";
+import "./names.js";
 
 const $ = (id) => document.getElementById(id);
 const ROLE_RANK = { viewer: 1, inspector: 2, admin: 3 };
@@ -68,7 +69,8 @@ async function start(session) {
   $("app").hidden = false;
   $("who").hidden = false;
   $("who-name").textContent = session.name;
-  $("who-role").textContent = session.role;
+  $("who-role").dataset.i18n = "role." + session.role;  // said in words, in either language
+  $("who-role").textContent = t("role." + session.role);
   for (const el of document.querySelectorAll("[data-needs]")) el.hidden = !session.can(el.dataset.needs);
   const feats = await detect();
   state.features = feats;
@@ -112,6 +114,10 @@ async function start(session) {
   leads.render();  // the list came first: now with the zones' names instead of their ids
   map.map.resize();
   map.map.fitBounds(COAST, { duration: 0, padding: 10 });
+  // a shared link (#/lead/<id>?filters) opens its lead, after the coast's first view so
+  // the map is left on that lead; one pasted into the address bar later too
+  await leads.openLink();
+  window.addEventListener("hashchange", () => leads.openLink());
   state.loaded = true;
   document.body.dataset.loaded = "true";
 }

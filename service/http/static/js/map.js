@@ -3,6 +3,7 @@
 import * as maplibregl from "/ui/vendor/maplibre-gl/maplibre-gl.mjs";
 import { api } from "./api.js";
 import { t, timeText, number } from "./i18n.js";
+import { ruleName } from "./names.js";
 
 export const COAST = [[-54.5, -34.5], [-28.5, 5.5]];
 const STALE_S = 30 * 60;
@@ -149,7 +150,7 @@ export class VigiaMap {
       (f.properties.source ? `<br><small>${esc(t("zone.source"))}: ${esc(f.properties.source)}` +
         (f.properties.source_date ? ` (${esc(t("zone.source_date"))} ${esc(f.properties.source_date)})` : "") + "</small>" : "");
     hover("zone-fill", zoneHtml);
-    hover("lead-ring", (f) => `<strong>${esc(f.properties.rule)}</strong><br>${esc(f.properties.label)}`);
+    hover("lead-ring", (f) => `<strong>${esc(ruleName(f.properties.rule))}</strong><br>${esc(f.properties.label)}`);
     for (const l of ["vessel-all", "vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => this.onVessel(Number(e.features[0].properties.mmsi)));
     m.on("click", "lead-ring", (e) => this.onLead(e.features[0].properties.id));
   }

@@ -3,8 +3,9 @@
 // (type, format, enum, required, maxLength), so fields the API gains (payment, parties'
 // documents...) appear without a change here. Which fields a step asks for first is the
 // only thing this page knows; anything else the schema offers sits under "more data".
-import { t, has, dateField, readDate, localInputToIso } from "./i18n.js";
+import { t, has, dateField, readDate, localInputToIso, dateText } from "./i18n.js";
 import { esc } from "./map.js";
+import "./names.js";
 
 // the top-level properties each arrival asks for (NORMAM-07 0306, Lei 9.966 art. 25);
 // names the schema lacks are skipped, so a renamed field degrades to "more data"
@@ -61,11 +62,6 @@ function input(doc, name, path, s, required) {
     el = document.createElement("select");
     if (!required) el.add(new Option("—", ""));
     for (const v of s.enum) el.add(new Option(valueLabel(v), v));
-  } else if (s.type === "array" && core(doc, s.items).type === "string") {
-    el = document.createElement("textarea");
-    el.rows = 2;
-    el.dataset.kind = "lines";
-    el.placeholder = t("mv.lines");
   } else if (s.type === "boolean") {
     el = document.createElement("input");
     el.type = "checkbox";
@@ -78,11 +74,8 @@ function input(doc, name, path, s, required) {
     el = document.createElement("input");
     if (s.format === "date") dateField(el);
     else if (s.format === "date-time") dateField(el, true);
-    else if (s.type === "number" || s.type === "integer") {
-      el.type = "number";
-      el.step = s.type === "integer" ? "1" : "any";
-      el.dataset.kind = "number";
-    } else if (s.maxLength) el.maxLength = s.maxLength;
+    else if (s.type === "number" || s.type === "integer") numberField(el, s.type === "integer", name);
+    else if (s.maxLength) el.maxLength = s.maxLength;
   }
   el.name = path;
   if (required) el.required = true;
@@ -91,9 +84,63 @@ function input(doc, name, path, s, required) {
   return wrap;
 }
 
+// a number as people write it here: "1500,50" (or 1.500,50, or 1500.50); a text field,
+// since <input type=number> follows the browser's locale and refuses the comma in some
+const NUMBER = /^\s*-?(\d{1,3}(\.\d{3})+|\d+)([,.]\d+)?\s*$/;
+
+/** "1.500,50" -> 1500.5; null when it is no number. */
+export function readNumber(text) {
+  const v = String(text ?? "").trim();
+  if (!NUMBER.test(v)) return null;
+  const grouped = /^-?\d{1,3}(\.\d{3})+(,\d+)?$/.test(v);
+  const n = Number((grouped ? v.replaceAll(".", "") : v).replace(",", "."));
+  return Number.isFinite(n) ? n : null;
+}
+
+function numberField(el, integer, name) {
+  el.type = "text";
+  el.inputMode = integer ? "numeric" : "decimal";
+  el.dataset.kind = "number";
+  if (name === "fine_brl") { el.placeholder = "1500,50"; el.title = t("fine.hint"); }
+  const check = () => {
+    const n = readNumber(el.value);
+    el.setCustomValidity(!el.value || (n != null && (!integer || Number.isInteger(n))) ? "" : t("fine.hint"));
+  };
+  el.addEventListener("input", check);
+}
+
+/** A list of texts (the Auto's witnesses): one field each, and "add" up to the schema's
+ * maxItems, instead of one textarea whose lines nobody was told about. */
+function textList(doc, name, path, s) {
+  const fs = document.createElement("fieldset");
+  fs.dataset.path = path;
+  fs.dataset.kind = "texts";
+  fs.innerHTML = `<legend>${esc(label(name, s))}</legend><span class="hint">${esc(t("witness.hint"))}</span>`;
+  const add = document.createElement("button");
+  add.type = "button"; add.className = "secondary"; add.textContent = t("mv.add");
+  const item = core(doc, s.items);
+  const row = () => {
+    const i = fs.querySelectorAll(":scope > label").length;
+    const wrap = document.createElement("label");
+    wrap.append(t("witness.n", { n: i + 1 }));
+    const el = document.createElement("input");
+    el.name = `${path}.${i}`;
+    if (item.maxLength) el.maxLength = item.maxLength;
+    wrap.append(el);
+    fs.insertBefore(wrap, add);
+    add.hidden = s.maxItems != null && i + 1 >= s.maxItems;
+  };
+  fs.append(add);
+  add.addEventListener("click", row);
+  row();
+  row();
+  return fs;
+}
+
 /** One fieldset per object, one field per scalar, a repeatable row per array of objects. */
 function field(doc, name, path, s, required) {
   const c = core(doc, s);
+  if (c.type === "array" && core(doc, c.items).type === "string") return textList(doc, name, path, c);
   if (c.type === "object" || c.properties) {
     const fs = document.createElement("fieldset");
     fs.dataset.path = path;
@@ -131,9 +178,8 @@ export function collect(form) {
     if (!el.name) continue;
     let v = el.value;
     if (el.dataset.kind === "bool") { if (!el.checked) continue; v = true; }
-    else if (el.dataset.kind === "lines") { v = v.split("\n").map((x) => x.trim()).filter(Boolean); if (!v.length) continue; }
     else if (v === "" || v == null) continue;
-    else if (el.dataset.kind === "number") v = Number(v);
+    else if (el.dataset.kind === "number") v = readNumber(v) ?? v;  // a bad one is refused by the API
     else if (el.dataset.kind === "date") v = readDate(v)?.date ?? v;  // a bad one is refused by the API
     else if (el.dataset.kind === "datetime") v = localInputToIso(v) ?? v;
     const keys = el.name.split(".");
@@ -141,8 +187,14 @@ export function collect(form) {
     keys.slice(0, -1).forEach((k, i) => { o[k] ??= /^\d+$/.test(keys[i + 1]) ? [] : {}; o = o[k]; });
     o[keys.at(-1)] = v;
   }
-  for (const [k, v] of Object.entries(body)) if (Array.isArray(v)) body[k] = v.filter(Boolean);
-  return body;
+  return compact(body);
+}
+
+/** Arrays without the holes left by empty rows ("Testemunha 1" blank, 2 filled). */
+function compact(v) {
+  if (Array.isArray(v)) return v.filter((x) => x != null && x !== "").map(compact);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)]));
+  return v;
 }
 
 /** The move form for ``lead``: a select of the moves the API allows and the fields of
@@ -186,6 +238,9 @@ export function problemText(err) {
   const p = err?.problem || {};
   const code = String(p.type || "").split(":").pop();
   let s = has("err." + code) ? t("err." + code) : t("err.http", { status: err?.status ?? "?" });
+  // the server's own reason, when it gives one as a code with its figures
+  const why = reasonText(p);
+  if (why) s = why;
   if (code === "procedure-conflict" && Array.isArray(p.allowed)) {
     s += " " + t("err.allowed", { moves: p.allowed.map((m) => t("st." + m)).join(", ") || "—" });
   }
@@ -196,6 +251,33 @@ export function problemText(err) {
     s += " (" + [...new Set(names)].join("; ") + ")";
   }
   return s;
+}
+
+/** A problem's `reason` code and `facts` in the page's language; null without one. */
+export function reasonText(p) {
+  if (!p?.reason || !has("reason." + p.reason)) return null;
+  const f = p.facts || {};
+  return t("reason." + p.reason, { ...f, due: f.due ? dateText(f.due) : "" });
+}
+
+/** Say a refusal beside the field it names (opening "more data" if it sits there), and
+ * take the mark off when that field is edited. */
+export function markField(form, err) {
+  for (const old of form.querySelectorAll(".field-error")) old.remove();
+  for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  const path = err?.problem?.field;
+  const el = path && form.querySelector(`[name="${CSS.escape(path)}"]`);
+  if (!el) return null;
+  const note = document.createElement("span");
+  note.className = "field-error";
+  note.setAttribute("role", "alert");
+  note.textContent = reasonText(err.problem) || problemText(err);
+  el.setAttribute("aria-invalid", "true");
+  el.after(note);
+  const more = el.closest("details");
+  if (more) more.open = true;
+  el.addEventListener("input", () => { note.remove(); el.removeAttribute("aria-invalid"); }, { once: true });
+  return el;
 }
 
 /** "notice.appear_by" as "Notificação para comparecimento › Comparecer até". */

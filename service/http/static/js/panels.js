@@ -4,6 +4,8 @@ import { api } from "./api.js";
 import { t, timeEl, timeText, number, localInputToIso, isoToLocalInput, dateText } from "./i18n.js";
 import { table } from "./leads.js";
 import { shipClass } from "./map.js";
+import { ruleName, tn } from "./names.js";
+import { readNumber } from "./moveform.js";
 
 function msg(el, text, cls = "") { const p = document.createElement("p"); p.className = cls; p.textContent = text; el.replaceChildren(p); }
 const qs = (o) => new URLSearchParams(Object.entries(o).filter(([, v]) => v != null && v !== "")).toString();
@@ -53,7 +55,7 @@ export class VesselPanel {
       }
       const line = track.features.find((x) => x.geometry.type === "LineString");
       const p = document.createElement("p");
-      p.textContent = `${t("vessel.track")}: ${t("vessel.points", { n: track.features.length - (line ? 1 : 0) })}`;
+      p.textContent = `${t("vessel.track")}: ${tn("vessel.points", track.features.length - (line ? 1 : 0))}`;
       this.out.append(p);
       this.map.showTrack(track);
       const list = document.createElement("ul");
@@ -61,7 +63,8 @@ export class VesselPanel {
         const li = document.createElement("li");
         const b = document.createElement("button");
         b.type = "button"; b.className = "secondary";
-        b.append(`${l.rule} · ${this.map.zoneNames?.get(l.zone_id) || l.zone_id || "—"} · `, timeEl(l.started_at), ` · ${t("st." + l.status)}`);
+        b.title = l.rule;
+        b.append(`${ruleName(l.rule)} · ${this.map.zoneNames?.get(l.zone_id) || l.zone_id || "—"} · `, timeEl(l.started_at), ` · ${t("st." + l.status)}`);
         b.addEventListener("click", () => { this.leadPanel.put(l); document.getElementById("tab-leads").click(); this.leadPanel.select(l.id); });
         li.append(b); list.append(li);
       }
@@ -112,6 +115,13 @@ export class BallastPanel {
   constructor({ form, out, auditForm, auditOut, arrivalsForm, arrivalsOut, map, onLead }) {
     Object.assign(this, { form, out, auditForm, auditOut, arrivalsForm, arrivalsOut, map, onLead });
     form.addEventListener("submit", (e) => { e.preventDefault(); this.classify(); });
+    form.elements.file.addEventListener("change", () => {
+      const name = form.querySelector(".file-name");
+      const file = form.elements.file.files[0];
+      if (file) delete name.dataset.i18n;  // a file's name is no text to translate
+      else name.dataset.i18n = "file.none";
+      name.textContent = file ? file.name : t("file.none");
+    });
     auditForm.addEventListener("submit", (e) => { e.preventDefault(); this.audit(); });
     arrivalsForm.addEventListener("submit", (e) => { e.preventDefault(); this.arrivals(); });
   }
@@ -141,7 +151,7 @@ export class BallastPanel {
       for (const p of assessed) counts[p.zone] = (counts[p.zone] || 0) + 1;
       const hours = screening ? { a: screening.a_water?.total_hours, b: screening.b_water?.total_hours } : waterHours(assessed);
       this.out.replaceChildren();
-      const rows = [[t("ballast.points", { n: assessed.length }), ""],
+      const rows = [[tn("ballast.points", assessed.length), ""],
         ...["beyond_200nm", "between_50_200nm", "within_50nm"].map((z) => [t("ballast." + z), counts[z] || 0]),
         [t("ballast.a"), number(hours.a)], [t("ballast.b"), number(hours.b)]];
       this.out.append(table("", ["k", "v"], rows.map(([k, v]) => ({ k, v: String(v) })), ["", ""]));
@@ -150,9 +160,10 @@ export class BallastPanel {
 
   async audit() {
     const f = this.auditForm.elements;
-    const pt = (tm, lat, lon) => ({ time: localInputToIso(tm), lat: Number(lat), lon: Number(lon) });
+    // a decimal comma is how coordinates and volumes are written here: -22,85
+    const pt = (tm, lat, lon) => ({ time: localInputToIso(tm), lat: readNumber(lat) ?? Number(lat), lon: readNumber(lon) ?? Number(lon) });
     const ex = { start: pt(f.st.value, f.slat.value, f.slon.value), end: pt(f.et.value, f.elat.value, f.elon.value), method: f.method.value };
-    if (f.volume.value) ex.volume_m3 = Number(f.volume.value);
+    if (f.volume.value) ex.volume_m3 = readNumber(f.volume.value) ?? Number(f.volume.value);
     msg(this.auditOut, t("loading"));
     try {
       const res = await api("/ballast/audits", { method: "POST", body: { mmsi: Number(f.mmsi.value), exchanges: [ex] } });
@@ -177,7 +188,8 @@ export class BallastPanel {
       li.dataset.lead = l.id;
       const b = document.createElement("button");
       b.type = "button"; b.className = "secondary";
-      b.textContent = `${l.rule} · ${t("ballast.open")}`;
+      b.textContent = `${ruleName(l.rule)} · ${t("ballast.open")}`;
+      b.title = l.rule;
       b.addEventListener("click", () => this.onLead?.(l.id));
       const rep = await api(`/leads/${encodeURIComponent(l.id)}`).then((x) => x.repeat_offence, () => null);
       const p = document.createElement("p");
@@ -186,7 +198,7 @@ export class BallastPanel {
         const strong = document.createElement("strong");
         strong.textContent = `${t("d.repeats")}: `;
         const prior = (rep.prior || []).map((x) => dateText(x.auto_date)).join(", ");
-        p.append(strong, rep.applies ? t("rep.yes", { n: rep.prior.length }) + ` (${t("rep.autos")} ${prior})` : t("rep.no"));
+        p.append(strong, rep.applies ? tn("rep.yes", rep.prior.length) + ` (${t("rep.autos")} ${prior})` : t("rep.no"));
         if (rep.fine_factor) p.append(` · ${t("rep.factor", { n: rep.fine_factor })}`);
         const small = document.createElement("small");
         small.textContent = ` ${rep.basis || ""}`;

@@ -25,7 +25,9 @@ export function decimal(lat, lon) {
 /** "há 3 min" / "3 min ago" from an ISO instant. */
 export function age(iso, now = Date.now()) {
   const s = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
-  const rtf = new Intl.RelativeTimeFormat(getLang(), { numeric: "always" });
+  // "auto" says "agora" / "now" for zero ("há 0 segundo" read as a broken clock)
+  const rtf = new Intl.RelativeTimeFormat(getLang(), { numeric: "auto" });
+  if (s < 5) return rtf.format(0, "second");
   if (s < 90) return rtf.format(-s, "second");
   if (s < 5400) return rtf.format(-Math.round(s / 60), "minute");
   if (s < 172800) return rtf.format(-Math.round(s / 3600), "hour");

@@ -136,6 +136,7 @@ class PortStage:
     gap_config: GapConfig
     _vessels: dict[int, VesselState]
     _gapping: set[int]
+    counters: dict[str, int]
 
     @property
     def port_config(self) -> PortVisitConfig:
@@ -217,6 +218,8 @@ class PortStage:
                 if done is not None and mark in done:
                     continue  # given out before a late record made it be found again
                 out.append(visit)
+                # counted where the pipeline's counters go (vigia replay, /metrics)
+                self.counters["port_visits"] = self.counters.get("port_visits", 0) + 1
                 if done is not None:
                     done.add(mark)
             st.done = keep

@@ -109,6 +109,7 @@ def test_a_visit_is_given_out_only_once_the_bound_has_passed_its_exit() -> None:
     assert v.departure_t == exit_t
     pipe.finish()
     assert pipe.take_port_visits() == []  # given out once
+    assert pipe.counters["port_visits"] == 1  # as vigia replay prints it
 
 
 def test_the_same_visits_in_any_order_batching_and_duplication() -> None:

@@ -78,6 +78,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/vessels"): PUBLIC,
     ("GET", "/vessels/{mmsi}"): PUBLIC,
     ("GET", "/vessels/{mmsi}/track"): PUBLIC,
+    ("GET", "/vessels/{mmsi}/port-visits"): PUBLIC,  # from the vessel's AIS (issue 33)
     ("GET", "/ingest/counters"): PUBLIC,
     ("GET", "/leads/stream"): STREAM,
     # a token for the caller's own stream, which it opens scoped as the key that asked

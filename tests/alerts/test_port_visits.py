@@ -249,3 +249,26 @@ def test_port_distances_agree_with_the_geodesic_oracle_within_a_metre() -> None:
             assert abs(got - truth) < 1.0, (zone.id, lon, lat, got, truth)
             checked += 1
     assert checked > 100
+
+
+def test_a_zone_edit_elsewhere_keeps_the_visit_and_one_of_its_zone_drops_it() -> None:
+    from vigia.zones.evaluate import ZoneIndex
+
+    recs = _anchoring()
+    index = bundled_index()
+    pipe = LeadPipeline(index, VesselRegistry(), EpisodeConfig())
+    pipe.process(recs[:60])  # at anchor by now
+    # an edit that leaves the anchorage as it was: the visit carries over
+    kept, _ = pipe.rebuild(ZoneIndex([z for z in index.zones if z.kind.value != "platform"]))
+    kept.process(recs[60:])
+    kept.finish()
+    (v,) = kept.take_port_visits()
+    # the index positions moved (platforms left out): the visit is still the anchorage's
+    assert v.zone_id == ANCH_ID and (v.arrival_t, v.departure_t) == (T0 + 510, T0 + 23_070)
+    # an edit that removes it: the visit in progress goes with it (as its episodes would)
+    pipe = LeadPipeline(index, VesselRegistry(), EpisodeConfig())
+    pipe.process(recs[:60])
+    gone, _ = pipe.rebuild(ZoneIndex([z for z in index.zones if z.id != ANCH_ID]))
+    gone.process(recs[60:])
+    gone.finish()
+    assert gone.take_port_visits() == []

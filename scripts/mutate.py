@@ -43,6 +43,7 @@ B_INGEST = "tests/ingest/test_boundaries_ingest.py"
 B_ZONES = "tests/zones/test_boundaries_zones.py"
 B_DOCS = "tests/api/test_boundaries_documents.py"
 ENC = "tests/alerts/test_encounters.py"
+PORTS = "tests/alerts/test_port_visits.py"
 B_BUS = "tests/bus/test_boundaries_broker_leads.py"  # real nats-server and PostGIS, ~20 s
 # every route with two authorities' keys, over a served API on both stores (~45 s)
 SCOPE = "tests/live/test_authority_scope.py"
@@ -846,6 +847,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "if after is None or after.t - before.t >= max_gap_s:",
         (ENC,),
         "a silence of exactly 1 h is no longer interpolated across (GFW: over 1 hour)",
+    ),
+    M(
+        "bound-port-entry-strict",
+        "alerts/ports/visits.py",
+        "if d <= cfg.entry_m]",
+        "if d < cfg.entry_m]",
+        (PORTS,),
+        "a ship exactly 3 km from the anchorage no longer enters it (GFW: within 3 km)",
+    ),
+    M(
+        "bound-port-exit-loose",
+        "alerts/ports/visits.py",
+        "near.get(st.zone, math.inf) > cfg.exit_m:",
+        "near.get(st.zone, math.inf) >= cfg.exit_m:",
+        (PORTS,),
+        "a ship exactly 4 km out has left (GFW: beyond 4 km)",
+    ),
+    M(
+        "bound-port-stop-loose",
+        "alerts/ports/visits.py",
+        "if st.stop_from is None and sog < cfg.stop_kn:",
+        "if st.stop_from is None and sog <= cfg.stop_kn:",
+        (PORTS,),
+        "a ship at exactly 0.2 kn is stopped (GFW: below 0.2 kn)",
+    ),
+    M(
+        "bound-port-go-loose",
+        "alerts/ports/visits.py",
+        "elif st.stop_from is not None and sog > cfg.go_kn:",
+        "elif st.stop_from is not None and sog >= cfg.go_kn:",
+        (PORTS,),
+        "a ship at exactly 0.5 kn ends its stop (GFW: above 0.5 kn)",
     ),
     M(
         "bound-ballast-200nm-strict",

@@ -34,6 +34,8 @@ from vigia.zones.evaluate import ZoneIndex
 #: samples kept per drifting run (a moored installation drifts for months); later slots
 #: extend the run without being kept
 MAX_DRIFT_SAMPLES = 2_016
+#: slots a silence is kept for as a possible dark partner (a day of 10-min slots)
+SILENCE_KEEP_SLOTS = 144
 
 
 class EncounterWatch:
@@ -135,10 +137,22 @@ class EncounterWatch:
                         tr.intervals.pop(j, None)
                         if not tr.intervals and not tr.statics:
                             del self._tracks[m]
+            if k % SILENCE_KEEP_SLOTS == 0:
+                self._forget(k * s - SILENCE_KEEP_SLOTS * s)
         if final:
             self._end_all()
         out, self._closed = self._closed, []
         return out
+
+    def _forget(self, before: float) -> None:
+        """Vessels with no fix kept and no static report since ``before`` (a day): what
+        they said of themselves is sent again every 6 minutes while they sail."""
+        for m in [
+            m
+            for m, tr in self._tracks.items()
+            if not tr.intervals and (not tr.statics or tr.statics[-1][0] < before)
+        ]:
+            del self._tracks[m]  # fmt: skip
 
     def _settle_slot(self, k: int) -> None:
         cfg = self.cfg
@@ -189,8 +203,10 @@ class EncounterWatch:
             self._end_pair(self._pairs.pop(key))
         for m in [m for m, run in self._drifts.items() if run.last < k]:
             self._end_drift(self._drifts.pop(m))
-        # silences are kept while a drifting run they could be the dark partner of lasts
-        floor = min((r.start for r in self._drifts.values()), default=k) - span
+        # silences are kept while a drifting run they could be the dark partner of lasts,
+        # a day at most (an installation drifts for months: all else would be kept)
+        start = min((r.start for r in self._drifts.values()), default=k)
+        floor = max(start, k - SILENCE_KEEP_SLOTS) - span
         if self._silences and self._silences[0].k < floor:
             self._silences = [x for x in self._silences if x.k >= floor]
 

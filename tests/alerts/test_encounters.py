@@ -332,3 +332,17 @@ def test_the_grid_never_hides_a_pair_within_500_m() -> None:
     d = float(Geod(ellps="WGS84").inv(SEA[0], SEA[1], o[0], o[1])[2])
     for limit, found in ((d, 1), (math.nextafter(d, 0.0), 0)):
         assert len(near_pairs([A, B], [SEA[0], o[0]], [SEA[1], o[1]], limit, cfg.h3_res)) == found
+
+
+def test_memory_is_bounded_by_recent_traffic() -> None:
+    """A ship heard for an hour (with its static report) and then never again is
+    forgotten within a day of stream time, while another keeps the clock going; the
+    silences kept for dark partners stay within a day too."""
+    w = EncounterWatch(ZoneIndex([]), EncounterConfig(), lateness_s=7_200.0)
+    w.feed([_static(A, 80), *_drift(A, SEA, T0, 3_600.0)])
+    far = aisgen.fwd(*SEA, 0.0, 50_000.0)
+    for day in range(3):
+        w.feed(_drift(B, far, T0 + day * 86_400.0, 86_400.0, sog=6.0, dt=300.0))
+        w.expire(w.stream_time)
+    assert A not in w._tracks and B in w._tracks
+    assert all(x.k * 600.0 >= w.stream_time - 2 * 86_400.0 for x in w._silences)

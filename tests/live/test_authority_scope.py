@@ -79,6 +79,9 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/vessels/{mmsi}"): PUBLIC,
     ("GET", "/vessels/{mmsi}/track"): PUBLIC,
     ("GET", "/vessels/{mmsi}/port-visits"): PUBLIC,  # from the vessel's AIS (issue 33)
+    # the MMSI's form and static data are public; its ID-* lead history is read in the
+    # caller's scope (issue 34)
+    ("GET", "/vessels/{mmsi}/identity"): PUBLIC,
     ("GET", "/ingest/counters"): PUBLIC,
     ("GET", "/leads/stream"): STREAM,
     # a token for the caller's own stream, which it opens scoped as the key that asked

@@ -131,9 +131,12 @@ def shift(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, d
                 mmsi, aisgen.hold(-43.18, -22.99, t0=now - 120, dt_s=10, n=6, nav_status=14)
             )
         ]
-        svc.feed.send([*demo_lines(), *beacons, *_pass(SHIP, now - 400, name="TESTE TURNO")])
+        svc.feed.send([*demo_lines(), *_pass(SHIP, now - 400, name="TESTE TURNO")])
         svc.wait_leads(1, 60, mmsi=SHIP)
-        svc.wait_leads(1, 60, mmsi=BEACONS[1])
+        # the beacons once the rest is in, as a live feed would bring them
+        svc.feed.send(beacons)
+        for mmsi in BEACONS:
+            svc.wait_leads(1, 60, mmsi=mmsi)
         yield svc, people
     finally:
         svc.stop()
@@ -166,6 +169,7 @@ def test_a_shift_assigns_moves_and_shares_a_lead_in_portuguese(
         who = page.locator("#lead-list li.sar .who", has_text=f"MMSI {mmsi}")
         who.wait_for(timeout=10_000)
         assert who.evaluate("e => e.scrollWidth <= e.clientWidth")
+    ana.shot("shift-list")
     page.locator("#lead-list li.sar button").first.click()
     page.wait_for_selector("#lead-detail .pos")
     _scan(page, "a beacon's detail")

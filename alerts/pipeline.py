@@ -154,6 +154,7 @@ class LeadPipeline(Pairing, PortStage, Settling):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_judge", None)  # rebuilt from the rest on load
+        state.pop("_port_finder", None)  # the port zones' shapes: rebuilt when first needed
         return state
 
     # -- public interface -------------------------------------------------------------

@@ -145,7 +145,7 @@ export class VigiaMap {
     hover("vessel-dot", vesselHtml);
     hover("vessel-all", vesselHtml);
     const zoneHtml = (f) => `<strong>${esc(f.properties.name || f.properties.id)}</strong><br>${esc(t("kind." + f.properties.kind))}` +
-      (f.properties.width_m ? ` · ${number(f.properties.width_m, 0)} m (${esc(f.properties.band || "")})` : "") +
+      (f.properties.width_m ? ` · ${number(f.properties.width_m, 0)} m (${esc(t("band." + f.properties.band))})` : "") +
       // where the zone came from and how old that is (chart issue date, register date)
       (f.properties.source ? `<br><small>${esc(t("zone.source"))}: ${esc(f.properties.source)}` +
         (f.properties.source_date ? ` (${esc(t("zone.source_date"))} ${esc(f.properties.source_date)})` : "") + "</small>" : "");

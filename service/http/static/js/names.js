@@ -25,6 +25,7 @@ extend({
     "reason.defence-term-not-started": "O prazo de defesa ainda não começou: informe a ciência do Auto e do Laudo Técnico Ambiental (NORMAM-07/DPC 0404 b)); sem defesa recebida, não há julgamento antes de o prazo correr.",
     "fine.hint": "Use vírgula para os centavos: 1500,50", "witness.hint": "Uma testemunha por campo.",
     "witness.n": "Testemunha {n}", "file.pick": "Escolher arquivo", "file.none": "nenhum arquivo escolhido",
+    "band.motor": "faixa a motor", "band.sail": "faixa de vela e remo", "band.rule": "faixa da regra", "band.null": "faixa",
   },
   en: {
     "rule.BATH-SAIL": "bathers: sail/oar", "rule.BATH-MOTOR": "bathers: engine",
@@ -47,6 +48,7 @@ extend({
     "reason.defence-term-not-started": "The defence term has not started: enter when the infractor knew of the Auto and of the Laudo (NORMAM-07/DPC 0404 b)); without a defence there is no judgment before the term ran out.",
     "fine.hint": "Decimals with a comma or a point: 1500,50", "witness.hint": "One witness per field.",
     "witness.n": "Witness {n}", "file.pick": "Choose a file", "file.none": "no file chosen",
+    "band.motor": "engine band", "band.sail": "sail and oar band", "band.rule": "rule band", "band.null": "band",
   },
 });
 

@@ -190,20 +190,24 @@ def build_territory(ne_wheel: Path, tmp: Path) -> None:
 
 
 def build_chart_land(enc_dir: Path) -> None:
-    """The Navy chart land of each ENC cell with the cell's extent (the bounds of all its
-    layers), so maps draw the chart's coastline where a cell covers, not Natural Earth's,
-    which runs some 300 m off it at Copacabana (a boat 120 m off the beach drawn ashore)."""
+    """The Navy chart land of each ENC cell with the extent where it draws the coast (the
+    bounds of its coastline, COALNE), so maps draw the chart's coastline where a cell
+    covers, not Natural Earth's, which runs some 300 m off it at Copacabana (a boat 120 m
+    off the beach drawn ashore). Not the bounds of all its layers: BR323100's land areas
+    reach 0.7 deg west of its last charted coast (to -46.37, the Santos coast it does not
+    chart), and Natural Earth cut out there left a rectangle of water in the land."""
     feats = []
     cells = sorted({f.name.split("_")[0] for f in enc_dir.glob("*_LNDARE.geojson")})
     for cell in cells:
-        every, land = [], []
+        coast, land = [], []
         for f in sorted(enc_dir.glob(f"{cell}_*.geojson")):
             for feat in json.loads(f.read_text())["features"]:
                 g = shapely.geometry.shape(feat["geometry"])
-                every.append(g)
+                if f.name.endswith("_COALNE.geojson"):
+                    coast.append(g)
                 if f.name.endswith("_LNDARE.geojson") and g.geom_type.endswith("Polygon"):
                     land.append(g)
-        extent = shapely.box(*shapely.union_all(every).bounds)
+        extent = shapely.box(*shapely.union_all(coast).bounds)
         polys = shapely.union_all(land).buffer(0).simplify(0.00002)
         for kind, geom in (("extent", extent), ("land", polys)):
             feats.append(

@@ -47,6 +47,8 @@ def early_pairs(
     """Meetings of ``provisional_s`` or more seen in the slots from ``first`` to the
     stream clock ``now``'s, the settled runs (``settled``, up to slot ``first - 1``)
     carried through them."""
+    if not math.isfinite(now):
+        return []  # no record yet (a pipeline finished on empty input): nothing under way
     last = math.floor(now / cfg.slot_s)
     if last < first:
         return []

@@ -7,7 +7,6 @@ real ``vigia serve`` fed over TCP."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -54,14 +53,6 @@ def dark_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         svc.stop()
 
 
-def _rendered(page: Any, layers: list[str]) -> int:
-    return int(
-        page.evaluate(
-            "(ls) => window.__vigia.map.map.queryRenderedFeatures({layers: ls}).length", layers
-        )
-    )
-
-
 def test_a_silence_by_a_platform_is_drawn_dashed_with_its_reach(
     dark_service: Service, watched: Watched
 ) -> None:
@@ -72,9 +63,9 @@ def test_a_silence_by_a_platform_is_drawn_dashed_with_its_reach(
     page.locator("#lead-list li", has_text="PESQUEIRO SEM SINAL").locator("button").click()
     page.wait_for_selector("#lead-detail:not([hidden])")
     page.wait_for_function("window.__vigia.map.map.loaded()")
-    assert _rendered(page, ["sel-silence"]) >= 1  # the dashed line between the ends
-    assert _rendered(page, ["sel-path"]) == 0  # not drawn as a track sailed
-    assert _rendered(page, ["sel-reach"]) >= 1  # the area it could reach, shaded
+    assert watched.rendered(["sel-silence"]) >= 1  # the dashed line between the ends
+    assert watched.rendered(["sel-path"]) == 0  # not drawn as a track sailed
+    assert watched.rendered(["sel-reach"]) >= 1  # the area it could reach, shaded
     # the rule in words, its code the heading's hover hint (issue 35)
     assert "AIS em silêncio" in page.locator("#lead-detail").inner_text()
     assert page.locator("#lead-detail h3").get_attribute("title") == "AIS-GAP"

@@ -224,6 +224,15 @@ class Watched:
         # the map has drawn once the style is loaded and no tile or source is pending
         self.page.wait_for_function("window.__vigia.map.map.loaded()", timeout=30_000)
 
+    def rendered(self, layers: list[str]) -> int:
+        """How many features the map draws on screen in these layers."""
+        return int(
+            self.page.evaluate(
+                "(ls) => window.__vigia.map.map.queryRenderedFeatures({layers: ls}).length",
+                layers,
+            )
+        )
+
     def doc_shot(self, name: str, selector: str = "#lead-detail") -> Path:
         """A small PNG of one panel for the README (docs/screenshots/, kept under 150 KB)."""
         DOC_SHOTS.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ import { ruleName, tn } from "./names.js";
 import { Assignment, assignee } from "./assign.js";
 import { readLink, writeLink, applyFilters } from "./link.js";
 import { positionEl, age, ddm } from "./position.js";
+import { showMeeting, meetingPanel, ENCOUNTER } from "./meeting.js";
 
 const SAR = "SAR-DISTRESS";
 // a lead in these states is finished: nothing is drafted, silenced or "ongoing" there
@@ -156,7 +157,7 @@ export class LeadPanel {
     for (const li of this.list.children) if (li.dataset.id === id) li.setAttribute("aria-current", "true");
     const [lead, ev] = await Promise.all([api(`/leads/${encodeURIComponent(id)}`), api(`/leads/${encodeURIComponent(id)}/evidence`, { accept: "application/geo+json" })]);
     this.leads.set(id, { ...this.leads.get(id), ...lead });
-    if (fit) this.map.showEvidence(ev, lead);
+    if (fit) { this.map.showEvidence(ev, lead); showMeeting(this.map, lead); }
     this.renderDetail(lead);
   }
 
@@ -193,6 +194,7 @@ export class LeadPanel {
     add("as.title", Assignment.shown(l));
     add("d.evidence", String(l.evidence?.length ?? 0));
     d.append(h, dl);
+    if (l.rule === ENCOUNTER) d.append(meetingPanel(l));  // both ships named (issue 37)
     if (this.notice && this.notice.id === l.id && Date.now() < this.notice.until) {
       // kept for a while after the move: the move's own event rebuilds this detail at
       // once, and a confirmation that vanishes before it is read confirms nothing

@@ -66,8 +66,11 @@ def test_a_silence_by_a_platform_is_drawn_dashed_with_its_reach(
     assert watched.rendered(["sel-silence"]) >= 1  # the dashed line between the ends
     assert watched.rendered(["sel-path"]) == 0  # not drawn as a track sailed
     assert watched.rendered(["sel-reach"]) >= 1  # the area it could reach, shaded
-    # the rule in words, its code the heading's hover hint (issue 35)
-    assert "AIS em silêncio" in page.locator("#lead-detail").inner_text()
+    # the rule in words, its code the heading's hover hint (issue 35); the list's rule
+    # filter offers it as "sinal perdido" (issue 33)
+    assert "sinal perdido" in page.locator("#lead-detail").inner_text()
+    options = page.locator("#lead-filters select[name=rule] option").all_inner_texts()
+    assert "sinal perdido" in options
     assert page.locator("#lead-detail h3").get_attribute("title") == "AIS-GAP"
     assert not watched.errors
     watched.shot("gap-selected")

@@ -32,7 +32,8 @@ INPUTS = sorted(
         *(ROOT / "tests" / "golden").glob("*.nmea"),
         ROOT / "data" / "demo" / "rio_demo.nmea",
     ]
-    if p.suffix not in (".csv", ".md")
+    # captures only: not the CSV feeds, the README, or the chart cells' folder (issue 40)
+    if p.is_file() and p.suffix not in (".csv", ".md")
 )
 NOW = 1_800_000_000.0
 

@@ -82,6 +82,9 @@ ROUTES: dict[tuple[str, str], str] = {
     # the MMSI's form and static data are public; its ID-* lead history is read in the
     # caller's scope (issue 34)
     ("GET", "/vessels/{mmsi}/identity"): PUBLIC,
+    # the officers a lead can be assigned to: the caller's authority's keys only (issue 35)
+    ("GET", "/officers"): PUBLIC,
+    ("PUT", "/leads/{lead_id}/assignment"): WRITE,
     ("GET", "/ingest/counters"): PUBLIC,
     ("GET", "/leads/stream"): STREAM,
     # a token for the caller's own stream, which it opens scoped as the key that asked
@@ -253,6 +256,8 @@ def _url(template: str, me: Side, of: Side) -> str:
         "kind": "notice",
         "key_id": "1",
         "webhook_id": "1",
+        "draft_id": "1",  # drafts and backtests are admin-only: no authority's data
+        "job_id": "1",
     }
     return re.sub(r"\{(\w+)\}", lambda m: ids[m.group(1)], template)
 
@@ -315,6 +320,9 @@ def _writes(c: httpx.Client, me: Side, other: Side) -> None:
     r = c.patch(f"/leads/{other.leads[1]}", json={"status": "dismissed", "reason": "x"},
                 headers=me.inspector)  # fmt: skip
     assert r.status_code == 404
+    r = c.put(f"/leads/{other.leads[0]}/assignment", json={"officer": None},
+              headers=me.inspector)  # fmt: skip
+    assert r.status_code == 404  # another authority's lead cannot be assigned
     after = c.get(f"/leads/{other.leads[0]}", headers=admin).json()
     assert after["procedure"] == before["procedure"] and after["history"] == before["history"]
 

@@ -23,6 +23,7 @@ NEEDS: dict[tuple[str, str], str] = {
     ("PUT", "/collections/zones/items/{zone_id}"): "admin",
     ("DELETE", "/collections/zones/items/{zone_id}"): "admin",
     ("PATCH", "/leads/{lead_id}"): "inspector",
+    ("PUT", "/leads/{lead_id}/assignment"): "inspector",  # issue 35
     ("GET", "/leads/{lead_id}/documents/{kind}.pdf"): "inspector",
     ("POST", "/silences"): "inspector",
     ("POST", "/watchlist"): "inspector",

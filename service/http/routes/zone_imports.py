@@ -54,11 +54,25 @@ _BODY = {
 }
 
 
+#: a register of two platforms imported once, one row without a position skipped
+_EXAMPLE: dict[str, Any] = {
+    "zones": 2,
+    "skipped": [{"where": "platforms.csv row 4", "reason": "no position"}],
+    "counts": {"added": 2, "updated": 0, "unchanged": 0, "retired": 0, "kept_edited": 0,
+               "kept_foreign": 0},
+    "added": ["platform-p-70", "platform-p-71"], "updated": [], "unchanged": [],
+    "retired": [], "kept_edited": [], "kept_foreign": [],
+}  # fmt: skip
+
+
 @router.post(
     "/zones/imports",
     summary="Import zones from a chart or register file (admin)",
     openapi_extra=_BODY,
-    responses=problem_responses(401, 403, 409, 413, 422),
+    responses={
+        200: {"content": {"application/json": {"example": _EXAMPLE}}},
+        **problem_responses(401, 403, 409, 413, 422),
+    },
 )
 async def import_zones(
     request: Request,

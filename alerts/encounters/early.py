@@ -69,7 +69,15 @@ def early_pairs(
         for key, r in settled.items()
         if r.last == first - 1
     }
-    for k in range(first, last + 1):
+    # only the slots a slow vessel can be placed in (within the interpolation limit after
+    # one of its intervals): the same samples as every slot from ``first``, without
+    # walking the years between two eras of a replay slot by slot
+    slots: set[int] = set()
+    for m in slow:
+        for i in tracks[m].intervals:
+            if first - span <= i <= last:
+                slots.update(range(max(first, i), min(last, i + span) + 1))
+    for k in sorted(slots):
         who, at = [], []
         for m in slow:
             x = _place(tracks[m], k, cfg)

@@ -111,11 +111,17 @@ def test_over_its_rate_a_key_gets_a_429_problem_with_retry_after(limited: Api) -
 
 
 def test_over_its_rate_an_address_gets_a_429_whatever_its_keys(limited: Api) -> None:
-    codes = [
-        limited.client.get("/leads", headers=limited.h(role)).status_code
-        for role in ("viewer", "inspector", "admin")
-        for _ in range(3)
-    ]
-    assert codes[:8] == [200] * 8 and codes[8] == 429, codes
-    r = limited.client.get("/leads")
-    assert r.status_code == 429 and "from this address" in r.json()["detail"]
+    # three keys, each within its own limit of 3, make 8 requests; then requests with no
+    # key. The address's burst of 8 admits 8, then one more a second (the bucket refills
+    # at 1/s while a loaded machine serves them): the refusal comes by request 9 plus the
+    # seconds elapsed, whatever the keys
+    keyed = [limited.h(role) for role in ("viewer", "inspector", "admin") for _ in range(3)]
+    codes: list[int] = []
+    t0 = time.monotonic()
+    while not codes or codes[-1] != 429:
+        headers = keyed[len(codes)] if len(codes) < 8 else {}
+        r = limited.client.get("/leads", headers=headers)
+        codes.append(r.status_code)
+        assert len(codes) <= 9 + int(time.monotonic() - t0), codes
+    assert codes[:8] == [200] * 8, codes
+    assert "from this address" in r.json()["detail"]

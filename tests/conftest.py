@@ -12,7 +12,11 @@ from tests.support import pg
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-SHARED = ROOT.parent / "shared"
+# the shared reference data beside the checkout; a clone made elsewhere finds it at
+# VIGIA_SHARED (or the workplace's /work/shared) instead of failing on a missing folder
+SHARED = Path(os.environ.get("VIGIA_SHARED", ROOT.parent / "shared"))
+if not SHARED.is_dir() and Path("/work/shared").is_dir():
+    SHARED = Path("/work/shared")
 PG_ADMIN_URL = pg.PG_ADMIN_URL
 
 # the suite builds hundreds of apps in one process: a frozen heap would keep every one

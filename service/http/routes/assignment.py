@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Path
+from fastapi import APIRouter, Body, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from vigia.alerts.procedure.workflow import Actor, Move
@@ -21,6 +21,7 @@ from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
 from vigia.service.errors import RequestInvalidError
 from vigia.service.http.deps import ROLES, get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.params import LeadId
 from vigia.service.http.routes.procedure import EXAMPLE_CASE, case_json, found
 
 inspector = require_role("inspector")
@@ -88,7 +89,7 @@ def list_officers(
     },
 )
 def assign_lead(
-    lead_id: Annotated[str, Path(max_length=200, description="the lead's stable id")],
+    lead_id: LeadId,
     body: Annotated[
         AssignmentIn,
         Body(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
 from vigia.alerts.gaps.shape import reach_ring
@@ -23,6 +23,7 @@ from vigia.service.http.routes.params import (
     MAX_OFFSET,
     TIME_DESCRIPTION,
     GeoJSONResponse,
+    LeadId,
     check_order,
     clamp_limit,
     get_settings,
@@ -81,7 +82,6 @@ EXAMPLE_EVIDENCE: dict[str, Any] = {
     ],
     "properties": {"lead_id": "L-3f9c2a1b7d4e5f60", "rule": "SEC-PLATFORM"},
 }
-LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
 # every rule the pipeline raises has its citation, the ballast ones included: listing them
 # again here named BW-EXCH-200 and BW-EXCH-50 twice (queryables, error messages)
 RULE_CODES = tuple(CITATIONS)

@@ -38,6 +38,8 @@ def _station_mmsi(mmsi: int) -> int:
     return mmsi
 
 
+#: a lead's id in a path
+LeadId = Annotated[str, Path(max_length=200, description="the lead's stable id")]
 #: a vessel's (or any station's) MMSI in a path
 Mmsi = Annotated[
     int,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Header, Path, Response
+from fastapi import APIRouter, Body, Depends, Header, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from vigia.alerts.lead import Lead
@@ -30,6 +30,7 @@ from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
 from vigia.service.errors import NotFoundError, PreconditionFailedError
 from vigia.service.http.deps import get_repository, require_role, require_scope
 from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.params import LeadId
 
 inspector = require_role("inspector")
 router = APIRouter(tags=["procedure"])
@@ -318,7 +319,7 @@ def case_json(repo: Repository, lead: Lead, scope: Scope) -> dict[str, Any]:
     },
 )
 def change_lead(
-    lead_id: Annotated[str, Path(max_length=200, description="the lead's stable id")],
+    lead_id: LeadId,
     change: Annotated[
         LeadChange,
         Body(

@@ -16,14 +16,12 @@ at its last fix within 500 m.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scripts import aisgen
-from tests.support.bus_rig import WorkerProc, wait_drained, worker_env
+from tests.support.bus_rig import run_in_broker, worker_env
 from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.store import open_repository
 from vigia.service.http.app import Runtime
@@ -82,18 +80,7 @@ def test_broker_mode_raises_the_leads_worked_out_by_hand(
     Runtime.start(settings, with_worker=False).close()  # migrate, load the one zone
     env = worker_env(fresh_pg_url, bus)
     env["VIGIA_ZONES_DIR"] = str(zones)
-    workers = [WorkerProc(env, f"w{i}", tmp_path) for i in range(2)]
-    try:
-        ingest = subprocess.run(
-            [sys.executable, "-m", "vigia.service.cli", "ingest", "--bus", "--port", "0",
-             "--log-level", "warning", str(capture)],
-            env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert ingest.returncode == 0, ingest.stderr
-        wait_drained(bus, 120)
-    finally:
-        for w in workers:
-            w.stop()
+    run_in_broker(env, bus, tmp_path, capture)
     repo = open_repository(fresh_pg_url)
     try:
         leads, total = repo.list_leads(LeadQuery(), 100, scope=EVERY_AUTHORITY)

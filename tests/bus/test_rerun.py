@@ -19,6 +19,7 @@ from tests.support.bus_rig import (
     DEMO,
     WorkerProc,
     demo_records,
+    ingest_files,
     stored_positions,
     wait_drained,
     worker_env,
@@ -40,14 +41,6 @@ def _replay(*paths: Path) -> dict[str, dict[str, Any]]:
     )
     assert done.returncode == 0, done.stderr
     return {x["id"]: x for x in map(json.loads, done.stdout.splitlines())}
-
-
-def _ingest(env: dict[str, str], path: Path) -> None:
-    done = subprocess.run(
-        [*VIGIA, "ingest", "--bus", "--port", "0", "--log-level", "warning", str(path)],
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
 
 
 def _same_episode(stored: dict[str, Any], replayed: dict[str, Any]) -> None:
@@ -87,11 +80,11 @@ def test_the_same_capture_twice_then_late_and_shuffled_stores_the_replay_leads_o
     env = worker_env(fresh_pg_url, bus)
     workers = [WorkerProc(env, f"w{i}", tmp_path) for i in range(2)]
     try:
-        _ingest(env, sorted_file)
+        ingest_files(env, sorted_file)
         wait_drained(bus, 120)
-        _ingest(env, sorted_file)  # the rerun
-        _ingest(env, sat_file)  # and the same records late, shuffled, some twice
-        _ingest(env, clock)  # then time runs on past the lateness bound
+        ingest_files(env, sorted_file)  # the rerun
+        ingest_files(env, sat_file)  # and the same records late, shuffled, some twice
+        ingest_files(env, clock)  # then time runs on past the lateness bound
         wait_drained(bus, 120)
     finally:
         for w in workers:

@@ -282,3 +282,27 @@ def wait_drained(bus: BusSettings, timeout: float) -> None:
             pass
         time.sleep(0.5)
     raise TimeoutError("the workers did not drain the stream in time")
+
+
+def ingest_files(env: dict[str, str], *files: Path) -> None:
+    """``vigia ingest --bus`` on these files, as a real process; it must succeed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "vigia.service.cli", "ingest", "--bus", "--port", "0",
+         "--log-level", "warning", *map(str, files)],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def run_in_broker(
+    env: dict[str, str], bus: BusSettings, log_dir: Path, *files: Path, workers: int = 2
+) -> None:
+    """Workers up, the files ingested through the bus, the stream drained, the workers
+    stopped gracefully (their final checkpoint stores the episodes still open)."""
+    procs = [WorkerProc(env, f"w{i}", log_dir) for i in range(workers)]
+    try:
+        ingest_files(env, *files)
+        wait_drained(bus, 120)
+    finally:
+        for w in procs:
+            w.stop()

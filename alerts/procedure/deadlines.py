@@ -20,9 +20,11 @@ An appeal's decision term runs from the appeal, never from the decision appealed
 law counts it from the file's receipt by the deciding authority (Lei 9.784 art. 59 §1º),
 which the appeal reaches through the office that judged (0306 d) II, 0404 c)); Vigia
 counts from the filing, the earliest that receipt can be, so the date shown is never
-later than the law's. The DPC and the DGN sit in Rio de Janeiro, so their decision
-terms roll over on that city's calendar, not the judging office's (art. 66 §1º: the day
-the deciding office has no expediente).
+later than the law's. A first LESTA appeal against a Delegacia's or Agência's judgment is
+decided by the Capitão dos Portos above it (0305 b) II), so its term rolls over on that
+Capitania's seat calendar (the procedure's ``appeal_seat_*``). The DPC and the DGN sit in
+Rio de Janeiro, so their decision terms roll over on that city's calendar, not the judging
+office's (art. 66 §1º: the day the deciding office has no expediente).
 """
 
 from __future__ import annotations
@@ -154,7 +156,12 @@ _ACTORS = {
 def compute_deadlines(rule: str, status: str, proc: dict[str, Any]) -> list[Deadline]:
     """Every deadline the entered dates determine, oldest step first, each with who acts."""
     lesta = regime_of(rule, proc) == LESTA
-    actors = _ACTORS[lesta]
+    actors = dict(_ACTORS[lesta])
+    if lesta and proc.get("appeal_authority"):
+        # the Capitão dos Portos is the one above the judging office: name him
+        head = f"Capitão dos Portos ({proc['appeal_authority']}; 0305 b) II)"
+        actors["recurso"] = f"autuado, ao {head}"
+        actors["decisao_recurso"] = head
     return [replace(d, actor=actors.get(d.name, "")) for d in _deadlines(rule, status, proc)]
 
 
@@ -254,7 +261,7 @@ def _after_decision(
                 working=False,
                 pending_in=("appeal",) if i == len(appeals) - 1 else (),
                 met_on=_d(answer["date"]) if answer else None,
-                seat=HEADQUARTERS if at_hq else None,
+                seat=HEADQUARTERS if at_hq else _appeal_seat(proc),
             )
     if not (latest and upheld and decision.get("penalty") == "multa"):
         return
@@ -275,6 +282,16 @@ def _after_decision(
         b.add(
             "pagamento", notice, terms.payment, working=False, pending_in=("judged",), met_on=paid
         )
+
+
+def _appeal_seat(proc: dict[str, Any]) -> SeatCalendar | None:
+    """The calendar of the office that decides a first LESTA appeal: the Capitania above
+    the Delegacia or Agência that judged (0305 b) II), when the procedure names it; else
+    the judging office's own seat (a Capitania's appeal stays at home)."""
+    state = proc.get("appeal_seat_state")
+    if not state:
+        return None
+    return SeatCalendar(state, proc.get("appeal_seat_municipality"))
 
 
 def check_dates(rule: str, before: str, status: str, proc: dict[str, Any]) -> None:

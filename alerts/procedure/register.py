@@ -52,6 +52,11 @@ class Office:
     seat_lat: float
     naval_district: int
     sources: tuple[str, ...]
+    #: the Capitania a Delegacia or Agência answers to, whose Capitão dos Portos decides
+    #: the appeals against its judgments (NORMAM-07 0305 b) II); ``parent_basis`` says
+    #: whether a source names it or it is inferred (docs/register-sources.md)
+    parent: str | None = None
+    parent_basis: str | None = None
 
     @property
     def fluvial(self) -> bool:
@@ -172,3 +177,15 @@ def _seats(rows: tuple[Office, ...]) -> _Seats:
 def office_named(name: str) -> Office | None:
     """The register's office of that name."""
     return next((o for o in offices() if o.name == name), None)
+
+
+def appeal_office(name: str) -> Office | None:
+    """The office whose head decides the first LESTA appeal against a judgment of
+    ``name``: a Delegacia's or Agência's Capitania (NORMAM-07 0305 b) II: "os
+    conseqüentes pedidos de recursos caberão ao respectivo Capitão dos Portos"), a
+    Capitania itself (its Capitão dos Portos decides what his designated officer
+    judged); None for a name the register does not hold."""
+    office = office_named(name)
+    if office is None or office.parent is None:
+        return office
+    return office_named(office.parent)

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, soonest
 from vigia.alerts.procedure.deadlines import check_dates, compute_deadlines
-from vigia.alerts.procedure.register import office_named
+from vigia.alerts.procedure.register import appeal_office, office_named
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move, apply_move
 from vigia.ingest.records import iso_utc
@@ -72,6 +72,8 @@ def move_lead(
     start = before_proc
     if not before_proc.get("seat_state") and row.authority:
         start = {**before_proc, **_seat(conn, pg, row.authority)}
+    if "appeal_authority" not in start and row.authority:
+        start = {**start, **_appeal_seat(row.authority)}
     cands = (row.details or {}).get("candidates") or []
     move = replace(move, candidates=tuple(c for c in cands if isinstance(c, dict)))
     status, proc = apply_move(row.rule, row.status, start, move)
@@ -122,6 +124,20 @@ def _seat(conn: Connection, pg: bool, authority: str) -> dict[str, Any]:
     if office is not None:
         return {"seat_state": office.seat_state, "seat_municipality": office.seat_municipality}
     return {}
+
+
+def _appeal_seat(authority: str) -> dict[str, Any]:
+    """Who decides the first LESTA appeal and where it sits (NORMAM-07 0305 b) II): the
+    Capitania above a Delegacia or Agência of the register; nothing for an authority the
+    register does not hold (its own seat is then taken)."""
+    office = appeal_office(authority)
+    if office is None:
+        return {}
+    return {
+        "appeal_authority": office.name,
+        "appeal_seat_state": office.seat_state,
+        "appeal_seat_municipality": office.seat_municipality,
+    }
 
 
 def history(conn: Connection, lead_id: str, scope: Scope) -> list[dict[str, Any]]:

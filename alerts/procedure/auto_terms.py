@@ -6,7 +6,8 @@ drafted: an Auto handed over days later, or served by post, starts its term then
 the Auto grants the term in those words, and fills the day of knowledge and the last
 day only when the procedure records them; otherwise it leaves both as blank lines for
 the agent who serves it. Where the seat's municipal holidays are not known the Auto
-says so in plain words: a holiday Vigia lacks would make the last day shown too early.
+says so in plain words: a holiday Vigia lacks would make the last day shown too early,
+and one taken from a secondary source, if it is not one, too late.
 """
 
 from __future__ import annotations
@@ -15,13 +16,17 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from vigia.alerts.procedure.calendars import has_municipal_calendar
+from vigia.alerts.procedure.calendars import SeatCalendar, has_municipal_calendar
 from vigia.alerts.procedure.deadlines import compute_deadlines
 from vigia.alerts.procedure.workflow import LESTA, regime_of
 
 DATE_BLANK = "____/____/________"
 #: the seat's municipal holidays are not in Vigia's calendars (issue 32)
 UNVERIFIED_PT = "calendário municipal da sede não verificado: confirme feriados municipais"
+DOUBTFUL_PT = (
+    "feriado municipal da sede tirado de fonte secundária (não do ato municipal) conta "
+    "neste prazo: confirme feriados municipais"
+)
 NO_SEAT_PT = "sede não informada: confirme os feriados estaduais e municipais da sede"
 _ROLLOVER = (
     "vencendo em dia sem expediente na sede desta Organização Militar, ou em que o "
@@ -52,11 +57,19 @@ class DefenceTerm:
     note: str | None
 
 
-def calendar_note_pt(state: str | None, municipality: str | None) -> str | None:
-    """The seat calendar's gap, as the Auto says it; None when it is complete."""
+def calendar_note_pt(
+    state: str | None, municipality: str | None, window: tuple[dt.date, dt.date] | None = None
+) -> str | None:
+    """The seat calendar's gap, as the Auto says it; None when it is complete. With the
+    defence's ``window`` (its first and last day), a municipal holiday from a secondary
+    source counts only inside it; without one, any of the seat's counts."""
     if not state:
         return NO_SEAT_PT
-    return None if has_municipal_calendar(state, municipality) else UNVERIFIED_PT
+    if not has_municipal_calendar(state, municipality):
+        return UNVERIFIED_PT
+    seat = SeatCalendar(state, municipality)
+    note = seat.note if window is None else seat.term_note(*window)
+    return None if note is None else DOUBTFUL_PT
 
 
 def _pt(day: dt.date) -> str:
@@ -68,8 +81,9 @@ def defence_term(
 ) -> DefenceTerm:
     """The Auto's defence term for a lead whose procedure is ``proc``, at ``seat``."""
     lesta = regime_of(rule, proc) == LESTA
-    note = calendar_note_pt(*seat)
     defence = next((d for d in compute_deadlines(rule, status, proc) if d.name == "defesa"), None)
+    window = None if defence is None else (defence.counted_from, defence.due)
+    note = calendar_note_pt(*seat, window)
     if lesta:
         label = "Ciência do autuado:"
     elif defence is not None and not proc.get("report_known_date"):

@@ -34,6 +34,8 @@ from vigia.alerts.procedure.seat_holidays import (
     FEDERAL_CLOSED,
     FEDERAL_SHORT,
     MUNICIPAL_HOLIDAYS,
+    NONE_OF_THEIR_OWN,
+    MunicipalHoliday,
 )
 
 #: Lei 9.784/1999 art. 66 §1º: the term moves to the next working day
@@ -85,7 +87,7 @@ def _short_days(state: str | None, year: int, short: frozenset[str]) -> frozense
 def has_municipal_calendar(state: str | None, municipality: str | None) -> bool:
     """Whether the seat city's own holidays are known (package or cited table)."""
     key = (state or "", _fold(municipality or ""))
-    return key in _MUNICIPAL_SUBDIVS or key in MUNICIPAL_HOLIDAYS
+    return key in _MUNICIPAL_SUBDIVS or key in MUNICIPAL_HOLIDAYS or key in NONE_OF_THEIR_OWN
 
 
 def calendar_note(state: str | None, municipality: str | None) -> str | None:
@@ -104,7 +106,27 @@ def calendar_note(state: str | None, municipality: str | None) -> str | None:
             "national and state holidays only and may end later than shown; confirm the "
             "seat's municipal holidays"
         )
+    doubtful = _doubtful(state, municipality)
+    if doubtful:
+        return _doubtful_note(state, municipality, doubtful)
     return None
+
+
+def _doubtful(state: str | None, municipality: str | None) -> tuple[MunicipalHoliday, ...]:
+    key = (state or "", _fold(municipality or ""))
+    return tuple(h for h in MUNICIPAL_HOLIDAYS.get(key, ()) if not h.confirmed)
+
+
+def _doubtful_note(
+    state: str | None, municipality: str | None, days: Iterable[MunicipalHoliday]
+) -> str:
+    listed = ", ".join(f"{h.day:02d}/{h.month:02d}" for h in days)
+    return (
+        f"the municipal holiday(s) {listed} of {municipality} ({state}) come from a "
+        "secondary source (a holiday-calendar site or the press), not the municipal act: "
+        "they are counted, so a term across them may end on another day than shown; "
+        "confirm the seat's municipal holidays"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +148,22 @@ class SeatCalendar:
     def note(self) -> str | None:
         """What this calendar may lack (:func:`calendar_note`); None when complete."""
         return calendar_note(self.state, self.municipality)
+
+    def term_note(self, start: dt.date, end: dt.date) -> str | None:
+        """Why a term counted on this calendar from ``start`` to ``end`` is not certain:
+        the seat's holidays are unknown (any term), or a holiday from a secondary source
+        falls within it (only those terms: the others are certain, so a seat with one
+        doubtful date does not make every deadline doubtful)."""
+        if not has_municipal_calendar(self.state, self.municipality) or not self.state:
+            return self.note
+        doubtful = _doubtful(self.state, self.municipality)
+        inside = [
+            h
+            for h in doubtful
+            for year in range(start.year, end.year + 1)
+            if start < _on(year, h) <= end
+        ]
+        return _doubtful_note(self.state, self.municipality, inside) if inside else None
 
     def is_working_day(self, day: dt.date) -> bool:
         """Whether the authority's office opens on ``day``."""
@@ -154,6 +192,10 @@ class SeatCalendar:
                 out.append(day)
             day += dt.timedelta(days=1)
         return out
+
+
+def _on(year: int, h: MunicipalHoliday) -> dt.date:
+    return dt.date(year, h.month, h.day)
 
 
 def add_working_days(start: dt.date, days: int, seat: SeatCalendar) -> dt.date:

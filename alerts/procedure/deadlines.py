@@ -122,7 +122,7 @@ class _Builder:
             pending=self.status in pending_in and met_on is None,
             met_on=met_on,
             counted_to=None if due == counted_to else counted_to,
-            note=seat.note,
+            note=seat.term_note(start, due),
         )
         self.out.append(item)
         return item

@@ -143,14 +143,14 @@ def test_pollution_last_instance_decided_by_the_dgn() -> None:
 
 
 def test_a_seat_without_municipal_holidays_is_not_certain() -> None:
-    # Corumbá (MS): no municipal holiday of it is listed. Auto known Mon 5 Oct 2026:
-    # 15 working days skip the weekends and Mon 12 Oct (national; MS's own 11 Oct is a
-    # Sunday) -> Tue 27 Oct, as far as the state and national calendars go; a municipal
+    # Tabatinga (AM): no municipal holiday of it is listed. Auto known Mon 5 Oct 2026:
+    # 15 working days skip the weekends and Mon 12 Oct (national; AM's own 5 Sep is
+    # before) -> Tue 27 Oct, as far as the state and national calendars go; a municipal
     # holiday Vigia lacks could move it
-    proc = _case("lesta", "MS/Corumbá", "2026-10-05", [], [])
+    proc = _case("lesta", "AM/Tabatinga", "2026-10-05", [], [])
     d = _terms("SEC-PLATFORM", "infraction", proc)["defesa"]
     assert d["due"] == "2026-10-27" and d["certain"] is False
-    assert isinstance(d["note"], str) and "Corumbá (MS)" in d["note"]
+    assert isinstance(d["note"], str) and "Tabatinga (AM)" in d["note"]
     assert "may end later" in d["note"]
     # the same Auto at Rio de Janeiro, whose municipal holidays are listed: certain
     rio = {**proc, "seat_state": "RJ", "seat_municipality": "Rio de Janeiro"}
@@ -163,16 +163,16 @@ def test_a_seat_without_municipal_holidays_is_not_certain() -> None:
 
 
 def test_the_headquarters_term_of_an_uncertain_seat_is_certain() -> None:
-    # a Corumbá lead's last appeal is decided in Rio, whose calendar is known
+    # a Tabatinga lead's last appeal is decided in Rio, whose calendar is known
     decisions = [_upheld("2026-10-01", "2026-10-01")]
     proc = _case(
         "pollution",
-        "MS/Corumbá",
+        "AM/Tabatinga",
         "2026-08-03",
         decisions,
         ["2026-10-15"],
         report_known_date="2026-08-04",
     )
     t = _terms("BW-EXCH-200", "appeal", proc)
-    assert t["recurso"]["certain"] is False  # filed at the judging office, in Corumbá
+    assert t["recurso"]["certain"] is False  # filed at the judging office, in Tabatinga
     assert t["decisao_recurso"]["certain"] is True

@@ -19,19 +19,19 @@ def _walk_to_auto(api: Api, lead_id: str) -> dict[str, Any]:
 
 
 def test_a_seat_without_municipal_holidays_says_so(api: Api) -> None:
-    pantanal = "Capitania Fluvial do Pantanal"  # seat Corumbá (MS), none of its own listed
-    api.repo.upsert_leads([replace(make_lead("L-CRB"), authority=pantanal), make_lead("L-RJC")])
+    tabatinga = "Capitania Fluvial de Tabatinga"  # seat Tabatinga (AM), none of its own listed
+    api.repo.upsert_leads([replace(make_lead("L-CRB"), authority=tabatinga), make_lead("L-RJC")])
 
     b = patch(api, "L-CRB", {"status": "triaged"})
     cal = b["calendar"]
-    assert (cal["state"], cal["municipality"], cal["verified"]) == ("MS", "Corumbá", False)
-    assert "Corumbá (MS)" in cal["note"] and "may end later" in cal["note"]
+    assert (cal["state"], cal["municipality"], cal["verified"]) == ("AM", "Tabatinga", False)
+    assert "Tabatinga (AM)" in cal["note"] and "may end later" in cal["note"]
     b = _walk_to_auto(api, "L-CRB")
     terms = {d["name"]: d for d in b["deadlines"]}
     # Auto known Mon 5 Oct 2026: 15 working days skip Mon 12 Oct -> Tue 27 Oct, on the
     # national and state calendars; not certain
     assert terms["defesa"]["due"] == "2026-10-27"
-    assert terms["defesa"]["certain"] is False and "Corumbá (MS)" in terms["defesa"]["note"]
+    assert terms["defesa"]["certain"] is False and "Tabatinga (AM)" in terms["defesa"]["note"]
     assert terms["julgamento"]["certain"] is False
     # a date a person entered is what it is
     assert terms["comparecimento"]["certain"] is True and terms["comparecimento"]["note"] is None

@@ -30,6 +30,7 @@ from vigia.alerts.procedure.glyphs import (
 )
 from vigia.alerts.procedure.infractions import POLLUTION_RULES
 from vigia.alerts.procedure.penalties import penalty_article
+from vigia.alerts.procedure.register import office_named
 from vigia.alerts.procedure.seat_time import fact_time_pt, seat_of, zone_pt
 from vigia.alerts.procedure.workflow import LESTA, check_issuable, regime_of
 from vigia.zones.model import Zone
@@ -293,9 +294,20 @@ def draft(
     return bytes(pdf.output()), shown
 
 
+def _appear_at(lead: Lead, notice: dict[str, Any]) -> tuple[str, str]:
+    """Where and when the notified person appears: as entered on the Notice, else the
+    register's sourced address and hours of the office, else blank lines for the agent
+    (never a guess: a wrong address or hour would defeat the Notice)."""
+    office = office_named(lead.authority) if lead.authority else None
+    place = notice.get("place") or (office.address if office else None)
+    hours = notice.get("hours") or (office.hours if office else None)
+    return place or f"{BLANK} (endereço a preencher)", hours or f"{BLANK} (horário a preencher)"
+
+
 def _notice_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     notice = proc.get("notice") or {}
     where = lead.authority or "esta Organização Militar"
+    place, hours = _appear_at(lead, notice)
     if regime_of(lead.rule, proc) != LESTA:
         auto = proc.get("auto") or {}
         pdf.heading("6. INTIMAÇÃO")
@@ -311,6 +323,8 @@ def _notice_body(pdf: _Doc, lead: Lead, proc: dict[str, Any]) -> None:
     else:
         pdf.heading("6. NOTIFICAÇÃO")
         _lesta_notice(pdf, where, notice)
+    pdf.field("Endereço para comparecimento:", place)
+    pdf.field("Horário de atendimento:", hours)
     who = "Notificado(a)" if regime_of(lead.rule, proc) == LESTA else "Intimado(a)"
     pdf.field("Local e data:", f"{BLANK}, {_date_pt(notice.get('date'))}")
     pdf.signature("Agente da Autoridade Marítima (nome, posto/graduação, assinatura)")

@@ -57,6 +57,12 @@ class Office:
     #: whether a source names it or it is inferred (docs/register-sources.md)
     parent: str | None = None
     parent_basis: str | None = None
+    #: where and when the public is received, as a public source gives them (the Notice
+    #: names them, NORMAM-07 Anexo 3-A); None where no source was found
+    address: str | None = None
+    address_source: str | None = None
+    hours: str | None = None
+    hours_source: str | None = None
 
     @property
     def fluvial(self) -> bool:

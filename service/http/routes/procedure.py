@@ -114,6 +114,16 @@ class NoticeIn(_In):
     number: Text | None = None
     date: Day
     appear_by: Day = Field(description="the date the notified person must appear by")
+    place: Text | None = Field(
+        default=None,
+        description="where to appear (the office's address); default: the register's, "
+        "where a public source gives it, else a blank line on the Notice",
+    )
+    hours: Text | None = Field(
+        default=None,
+        description="the hours to appear in; default: the office's public-service hours "
+        "in the register, where a public source gives them, else a blank line",
+    )
 
 
 class AutoIn(_In):

@@ -193,6 +193,7 @@ class LeadPipeline(Pairing, PortStage, Settling):
                 [p.source for p in batch],
             )  # fmt: skip
         per_pos = self._hits(lon_a, lat_a)
+        self.prefetch_ports(lon_a, lat_a)
         vessels = self._vessels
         eras = self._eras
         late = {}

@@ -251,6 +251,33 @@ def test_port_distances_agree_with_the_geodesic_oracle_within_a_metre() -> None:
     assert checked > 100
 
 
+def test_a_batch_prefetched_answers_as_each_point_alone() -> None:
+    # the batch path (one vectorised pass per zone) and the point path give the same
+    # zones, in the same order, at the same bits; inside, on the edge and beyond reach
+    import numpy as np
+
+    index = bundled_index()
+    rng = random.Random(11)
+    pts: list[tuple[float, float]] = []
+    for zone in index.zones:
+        if zone.kind.value not in ("anchorage", "port_facility"):
+            continue
+        c = zone.geometry.centroid
+        pts += [(c.x + rng.uniform(-0.05, 0.05), c.y + rng.uniform(-0.05, 0.05)) for _ in range(8)]
+        x, y = (
+            zone.geometry.exterior.coords[0] if hasattr(zone.geometry, "exterior") else (c.x, c.y)
+        )
+        pts.append((x, y))  # a vertex: distance 0 by either path
+    pts += pts[:5]  # repeats within one batch
+    alone = PortFinder(index, 4_000.0)
+    want = [list(alone.near(lon, lat).items()) for lon, lat in pts]
+    batch = PortFinder(index, 4_000.0)
+    arr = np.array(pts)
+    batch.prefetch(arr[:, 0], arr[:, 1])
+    assert [list(batch.near(lon, lat).items()) for lon, lat in pts] == want
+    assert sum(1 for w in want if w) > 50
+
+
 def test_a_zone_edit_elsewhere_keeps_the_visit_and_one_of_its_zone_drops_it() -> None:
     from vigia.zones.evaluate import ZoneIndex
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, literal, or_, select
@@ -34,6 +35,8 @@ _L = LeadRow
 #: how many matches are counted exactly on each call (a bounded index scan: about
 #: 1-2 ms on SQLite, docs/caseload.md)
 EXACT_UP_TO = 10_000
+#: leads read along the newest order before a spatial page falls back to its box's index
+PROBE = 2_000
 #: how long an estimate counted on SQLite is reused
 COUNT_TTL_S = 60.0
 #: at most this many estimates are kept (one per distinct filter)
@@ -78,6 +81,30 @@ def _keyset(
     return rows + _rows(conn, rest, newest, n - len(rows))
 
 
+def _probe(
+    conn: Connection,
+    conds: list[ColumnElement[bool]],
+    plain: list[ColumnElement[bool]],
+    after: LeadKey | None,
+    n: int,
+) -> list[Any] | None:
+    """The page of a spatial filter read along the newest order: the newest ``PROBE``
+    leads meeting the other filters, and of them those in the box. That is the page
+    when it fills (they are the newest matches) or when no more leads come after them;
+    else None, and the planner's plan (the box's index, then a sort) reads it. A box
+    holding a quarter of a million leads costs a few thousand index entries, not a sort
+    of all of them; a box holding ten still costs its index range."""
+    more = [] if after is None else [_after_newest(after)]
+    probe = max(PROBE, 20 * n)
+    newest = (_L.started_at.desc(), _L.id)
+    ids = select(_L.id).where(*plain, *more).order_by(*newest).limit(probe)
+    rows = _rows(conn, [*conds, *more, _L.id.in_(ids.scalar_subquery())], newest, n)
+    if len(rows) >= n:
+        return rows
+    seen = int(conn.execute(select(func.count()).select_from(ids.subquery())).scalar() or 0)
+    return rows if seen < probe else None
+
+
 def _key(row: Any) -> LeadKey:
     return LeadKey(float(row.started_at), str(row.id), row.due_on)
 
@@ -92,7 +119,9 @@ def _plan_rows(conn: Connection, conds: Sequence[Any]) -> int:
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
-def _cached_count(conn: Connection, conds: Sequence[Any], cache: CountCache) -> int:
+def _cached_count(
+    conn: Connection, conds: Sequence[Any], cache: CountCache, index: str | None
+) -> int:
     """An exact count of ``conds`` taken at most once per ``COUNT_TTL_S`` (SQLite)."""
     compiled = select(func.count()).select_from(_L).where(*conds).compile(dialect=conn.dialect)
     key = (str(compiled), repr(sorted(compiled.params.items())))
@@ -100,22 +129,60 @@ def _cached_count(conn: Connection, conds: Sequence[Any], cache: CountCache) -> 
     hit = cache.get(key)
     if hit is not None and now - hit[0] < COUNT_TTL_S:
         return hit[1]
-    n = int(conn.execute(select(func.count()).select_from(_L).where(*conds)).scalar() or 0)
+    stmt = select(func.count()).select_from(_L).where(*conds)
+    n = _count_indexed(conn, stmt, index) if index else int(conn.execute(stmt).scalar() or 0)
     if len(cache) >= _CACHE_SIZE:
         cache.pop(next(iter(cache)))
     cache[key] = (now, n)
     return n
 
 
+def count_index(q: LeadQuery, scope: Scope) -> str | None:
+    """The partial index (migration 0013) a SQLite count of ``q`` should read. Given the
+    choice, SQLite reads the single-column index of a rule, status or authority and
+    fetches each row to check ``silence_id``: 10,001 row reads, 9 ms warm at 300,000
+    leads and 350 ms at the p99 cold at 1,000,000; the partial index answers from its
+    own entries (0.6 ms). None where another filter (an MMSI, a zone) is likelier the
+    narrower, or silenced leads are asked for (no partial index holds them)."""
+    if q.include_silenced or q.mmsi is not None or q.zone_id is not None:
+        return None
+    if q.rule is not None:
+        return "ix_leads_rule_newest"
+    if q.status is not None:
+        return "ix_leads_status_newest"
+    if q.authority is not None or scope.authority is not None:
+        return "ix_leads_authority_newest"
+    return None
+
+
+def _count_indexed(conn: Connection, stmt: Any, index: str) -> int:
+    """``stmt`` (a count over ``leads``) read through ``index`` on SQLite. SQLAlchemy
+    renders no SQLite ``INDEXED BY`` hint, so it is put after the one ``FROM leads`` of
+    the compiled text; the index name comes from :func:`count_index`, never a request.
+    SQLite refuses the statement if the index cannot serve it: a loud error, not a
+    slow plan."""
+    compiled = stmt.compile(dialect=conn.dialect)
+    sql = str(compiled)
+    assert sql.count("FROM leads \n") == 1, sql
+    sql = sql.replace("FROM leads \n", f"FROM leads INDEXED BY {index} \n")
+    params = tuple(compiled.params[k] for k in compiled.positiontup or ())
+    return int(conn.exec_driver_sql(sql, params).scalar() or 0)
+
+
 def count_leads(
-    conn: Connection, pg: bool, conds: Sequence[Any], cache: CountCache
+    conn: Connection, pg: bool, conds: Sequence[Any], cache: CountCache, index: str | None = None
 ) -> tuple[int, bool]:
-    """How many leads meet ``conds`` and whether that is exact (see the module)."""
+    """How many leads meet ``conds`` and whether that is exact (see the module); on
+    SQLite through ``index`` when given (:func:`count_index`)."""
     capped = select(literal(1)).select_from(_L).where(*conds).limit(EXACT_UP_TO + 1)
-    n = int(conn.execute(select(func.count()).select_from(capped.subquery())).scalar() or 0)
+    stmt = select(func.count()).select_from(capped.subquery())
+    if index is not None and not pg:
+        n = _count_indexed(conn, stmt, index)
+    else:
+        n = int(conn.execute(stmt).scalar() or 0)
     if n <= EXACT_UP_TO:
         return n, True
-    estimate = _plan_rows(conn, conds) if pg else _cached_count(conn, conds, cache)
+    estimate = _plan_rows(conn, conds) if pg else _cached_count(conn, conds, cache, index)
     return max(estimate, EXACT_UP_TO + 1), False
 
 
@@ -134,11 +201,15 @@ def page_leads(
     """A page of the leads in ``scope`` meeting ``q`` and ``extra``: after ``after``,
     or (an old client's ``offset`` with no key) ``offset`` leads in."""
     conds = [*zl._lead_conds(pg, q, scope), *extra]
-    total, exact = count_leads(conn, pg, conds, cache)
+    total, exact = count_leads(conn, pg, conds, cache, count_index(q, scope))
     if after is None and offset > 0:
         rows = _legacy(conn, conds, q.sort, offset, limit + 1)
     else:
-        rows = _keyset(conn, conds, q.sort, after, limit + 1)
+        got = None
+        if q.bbox is not None and q.sort != "due":
+            plain = [*zl._lead_conds(pg, replace(q, bbox=None), scope), *extra]
+            got = _probe(conn, conds, plain, after, limit + 1)
+        rows = got if got is not None else _keyset(conn, conds, q.sort, after, limit + 1)
     more = len(rows) > limit
     rows = rows[:limit]
     return LeadPage(

@@ -89,6 +89,11 @@ def route(
     return zone_at(lon, lat, zones)
 
 
+#: a jurisdiction zone whose sea Vigia drew (its ``sea`` property says how)
+ZONE_SEA_BASIS = (
+    "jurisdiction zone built from the NPCP's municipalities: their land as listed, the sea "
+    "drawn by Vigia from their coast, not an official limit"
+)
 #: the register's nearest seat, on the open sea where an office of inland waters was nearer
 SEA_BASIS = (
     "approximate jurisdiction: nearest seat of an office of the sea in the bundled register "
@@ -106,8 +111,14 @@ def routing_for(
     zone = route(rule, lon, lat, destination, zones)
     if zone is not None:
         # marked as routed, so the lead follows when jurisdictions change (reroute)
-        return zone.authority, {"authority": zone.authority, "zone_id": zone.id,
-                                "approximate": False}  # fmt: skip
+        how: dict[str, Any] = {"authority": zone.authority, "zone_id": zone.id,
+                               "approximate": False}  # fmt: skip
+        drawn = zone.properties.get("sea")
+        if isinstance(drawn, str) and drawn:
+            # scripts/build_jurisdictions.py: the land is the NPCP's municipalities, the
+            # sea a construction of Vigia's from their coast, not a published limit
+            how.update(approximate=True, basis=f"{ZONE_SEA_BASIS}: {drawn}")
+        return zone.authority, how
     island = island_at(lon, lat)
     if island is not None:
         group, distance = island

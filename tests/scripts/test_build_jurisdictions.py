@@ -225,16 +225,20 @@ def test_a_point_equidistant_from_two_offices_is_routed_one_way(built: dict[str,
 def test_the_zone_wins_over_the_nearest_seat(built: dict[str, Any]) -> None:
     """5 NM off the synthetic São João da Barra coast the register's nearest seat is
     Cabo Frio's (39 NM off; the Agência's own seat, 88 NM off, reaches 20 NM): loaded, the
-    zone routes the lead to the Agência, and says it is not approximate."""
+    zone routes the lead to the Agência, and says its sea is Vigia's drawing (approximate,
+    with the basis), not a published limit."""
     lon, lat = _off(-41.35, 5.0)
     lead = replace(make_lead("L-NPCP"), authority=None, closest_lon=lon, closest_lat=lat)
     before = routed(lead, None, [])
     assert before.authority == CF and before.details["routing"]["approximate"] is True
     after = routed(lead, None, built["zones"])
     assert after.authority == SJB
-    assert after.details["routing"] == {
-        "authority": SJB, "zone_id": built["by"][SJB].id, "approximate": False,
-    }  # fmt: skip
+    how = after.details["routing"]
+    assert (how["authority"], how["zone_id"]) == (SJB, built["by"][SJB].id)
+    assert how["approximate"] is True and "not an official limit" in how["basis"]
+    # a zone with no drawn sea (an inland office, or one loaded by hand) is exact
+    plain = [replace(z, properties={**z.properties, "sea": None}) for z in built["zones"]]
+    assert routed(lead, None, plain).details["routing"]["approximate"] is False
 
 
 def test_unmatched_names_stop_the_build_naming_each(tmp_path: Path) -> None:

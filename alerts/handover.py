@@ -87,6 +87,8 @@ def hand_over(old: Any, nxt: Any) -> list[Lead]:
     nxt._gapping = old._gapping
     nxt._gone = old._gone
     nxt._expired_at = old._expired_at
+    if old.identity_out() is not None:  # changes not yet taken, and the wish to keep them
+        nxt.__dict__["_ident_out"] = old.take_identity()
     old._vessels = {}
     old._open.clear()
     old._pending.clear()

@@ -33,9 +33,10 @@ from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage, Heard
 from vigia.alerts.gaps.detect import GapConfig
+from vigia.alerts.identity.history import IdentityStage
 from vigia.alerts.identity.segments import to_segment
 from vigia.alerts.identity.state_register import StateVessels
-from vigia.alerts.identity.static import learn
+from vigia.alerts.identity.static import learn, resume
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
 from vigia.alerts.ports.stage import PortStage
@@ -54,7 +55,7 @@ from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
 
 
-class LeadPipeline(Pairing, PortStage, Settling):
+class LeadPipeline(Pairing, PortStage, Settling, IdentityStage):
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
@@ -99,7 +100,7 @@ class LeadPipeline(Pairing, PortStage, Settling):
         self._revisions: list[Lead] = []
         # vessels forgotten, with their latest time: a rerun of their records after
         # that is past the bound, not a new vessel (pruned after GONE_KEEP_S)
-        self._gone: dict[int, tuple[float, Any]] = {}
+        self._gone: dict[int, tuple[Any, ...]] = {}
         # going dark (issue 33): what the receivers heard, and vessels with silences
         # waiting for the bound to pass them
         self.gap_config = gaps or GapConfig()
@@ -282,9 +283,10 @@ class LeadPipeline(Pairing, PortStage, Settling):
         vs = self._vessels[mmsi] = VesselState()
         if self.config.lateness_s > 0:
             # a vessel forgotten earlier: what came before its forgetting is past the bound
-            floor, seen = self._gone.pop(mmsi, (-math.inf, None))
+            floor, seen, *count = self._gone.pop(mmsi, (-math.inf, None, None))
             vs.tl = Timeline(floor=floor)
             vs.seen = seen  # a silence spans its forgetting
+            vs.ident = resume(count[0] if count else None)  # and its day's changes
         return vs
 
     def _snapshot(self, vs: VesselState, tl: Timeline, mmsi: int) -> None:

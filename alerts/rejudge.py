@@ -14,6 +14,7 @@ import numpy as np
 
 from vigia.alerts.arrival import Kept, clone_state
 from vigia.alerts.episodes import SEG_KEY, Episode
+from vigia.alerts.identity.history import judged_again
 from vigia.alerts.identity.static import learn
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import VesselState
@@ -82,6 +83,11 @@ def rejudge(pipe: LeadPipeline, mmsi: int, vs: VesselState, recs: list[Kept]) ->
     for k, sv in (vs.segs or {}).items():
         pipe._vessels[mmsi + k * SEG_KEY] = sv
     pipe._known.restore(mmsi, snap.registry_row)
+    first_static = next((r.t for r in redo if type(r) is not Position), None)
+    if first_static is not None:
+        # its static reports from then on are noted again: their changes replace those
+        # handed out before (alerts/identity/history.py)
+        judged_again(pipe.identity_out(), mmsi, vs.ident, first_static)
     positions = [r for r in redo if type(r) is Position]
     hits = iter(
         pipe._hits(

@@ -19,7 +19,7 @@ from vigia.alerts.gaps.coverage import Coverage
 from vigia.alerts.gaps.detect import GapConfig, judge
 from vigia.alerts.identity.segments import OVERLAP_S, shared_lead
 from vigia.alerts.identity.segments import RULE as SHARED_RULE
-from vigia.alerts.identity.static import last_event_t
+from vigia.alerts.identity.static import day_count, last_event_t
 from vigia.alerts.identity.static import settle as settle_identity
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import Hit, VesselState
@@ -54,7 +54,7 @@ class Settling:
     _pending: set[int]
     _open: set[int]
     _closed: list[Lead]
-    _gone: dict[int, tuple[float, Any]]
+    _gone: dict[int, tuple[Any, ...]]
     _gapping: set[int]
     gap_config: GapConfig
     _coverage: Coverage
@@ -152,10 +152,12 @@ class Settling:
         for m in stale:
             vs = self._vessels.pop(m)
             if vs.tl is not None:
-                gone[m] = (vs.tl.last_t, vs.seen)
+                # and the count of its changes that day: the stored history must not
+                # depend on whether the sweep forgot it in between (identity/history.py)
+                gone[m] = (vs.tl.last_t, vs.seen, day_count(vs.ident))
         if gone:
             horizon = now - GONE_KEEP_S
-            for m in [m for m, (t, _) in gone.items() if t < horizon]:
+            for m in [m for m, g in gone.items() if g[0] < horizon]:
                 del gone[m]
 
     def _settle_gaps(self, mmsi: int, vs: VesselState, w: float) -> None:

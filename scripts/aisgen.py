@@ -66,8 +66,11 @@ def static_lines(
     length_m: int = 20,
     class_b: bool = False,
     seq_id: int = 1,
+    callsign: str = "SYNTH",
+    imo: int = 0,
 ) -> list[str]:
-    """Tagged sentences of static data: type 5 (class A) or type 24 A and B (class B)."""
+    """Tagged sentences of static data: type 5 (class A) or type 24 A and B (class B);
+    ``imo`` 0 is type 5's "not available" (type 24 carries none)."""
     bow = length_m // 2
     if not class_b:
         data: dict[str, str | int | float | bytes | bool] = {
@@ -79,7 +82,8 @@ def static_lines(
             "to_stern": length_m - bow,
             "to_port": 2,
             "to_starboard": 2,
-            "callsign": "SYNTH",
+            "callsign": callsign,
+            "imo": imo,
             "destination": "RIO DE JANEIRO",
         }
         sentences = encode_dict(data, talker_id="AI", sentence_type="VDM", seq_id=seq_id % 10)
@@ -92,7 +96,7 @@ def static_lines(
         "ship_type": ship_type,
         "to_bow": bow,
         "to_stern": length_m - bow,
-        "callsign": "SYNTH",
+        "callsign": callsign,
     }
     out: list[str] = []
     for part in (part_a, part_b):

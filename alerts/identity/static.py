@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from vigia.alerts.identity.history import FIELDS as _FIELDS
+from vigia.alerts.identity.history import IMO_CHECK, HistoryOut, IdentityChange, utc_day
 from vigia.alerts.identity.mid import country, flag_conflict
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.ingest.records import Position, StaticData, VesselInfo, iso_utc
@@ -35,9 +37,9 @@ STATIC_RULE = "ID-STATIC-CHANGE"
 FLAG_RULE = "ID-MID-FLAG"
 WINDOW_S = 86_400.0
 QUIET_S = 1_800.0
-#: history entries kept per vessel (the latest)
+#: changes kept with the vessel's state (the latest): a late record judged again from a
+#: copy hands out again those of the copy's own time (alerts/identity/history.py)
 HISTORY_CAP = 50
-_FIELDS = ("name", "callsign", "imo", "ship_type", "length_m", "beam_m")
 
 #: (time, rule, what, where: the latest fix before it, else the first after it)
 Event = tuple[float, str, dict[str, Any], EvidencePoint | None]
@@ -66,21 +68,41 @@ def _norm(field: str, value: Any) -> Any:
 class Ident:
     """One vessel's identity history and its lead events waiting for the bound."""
 
-    __slots__ = ("events", "history", "last_t", "seen")
+    __slots__ = ("day", "day_n", "events", "history", "last_t", "seen")
 
     def __init__(self) -> None:
-        self.history: list[tuple[float, str, Any, Any]] = []
+        self.history: list[IdentityChange] = []
         self.events: list[Event] = []
         # identities (name, call sign, IMO) it has had, with when each was last heard
         self.seen: list[tuple[float, tuple[Any, ...]]] = []
         # its latest static report's time
         self.last_t = -math.inf
+        # the UTC day of its latest change, and how many changes it made that day
+        self.day, self.day_n = 0, 0
+
+    def __setstate__(self, state: Any) -> None:
+        # a partition checkpointed before the history was stored: no day counted yet,
+        # and its history (plain tuples then) was only ever shown, never stored
+        self.__init__()  # type: ignore[misc]
+        slots = state[1] if isinstance(state, tuple) else state
+        for k, v in (slots or {}).items():
+            setattr(self, k, v)
+        self.history = [c for c in self.history if isinstance(c, IdentityChange)]
 
     def clone(self) -> Ident:
         c = Ident()
         c.history, c.events, c.seen = list(self.history), list(self.events), list(self.seen)
-        c.last_t = self.last_t
+        c.last_t, c.day, c.day_n = self.last_t, self.day, self.day_n
         return c
+
+    def number(self, t: float) -> int:
+        """The number of a change at ``t`` within the vessel's UTC day (its reports come
+        in its time order, so a new day starts the count again)."""
+        day = utc_day(t)
+        if day != self.day:
+            self.day, self.day_n = day, 0
+        self.day_n += 1
+        return self.day_n
 
     def place(self, pos: Position) -> None:
         """A fix places the events that have none yet (those since the latest fix)."""
@@ -108,7 +130,8 @@ def learn(pipe: Any, vs: Any, st: StaticData) -> None:
     if vs is not None and vs.last_t is not None:
         fix = EvidencePoint(vs.last_t, vs.last_lon, vs.last_lat, None, None, None)
     forget = pipe.config.forget_after_s
-    if note(ident, pipe._known.get(st.mmsi), st, fix, forget) or ident.history or vs:
+    out = pipe.identity_out()
+    if note(ident, pipe._known.get(st.mmsi), st, fix, forget, out) or ident.history or vs:
         if vs is None:
             vs = pipe._new_vessel(st.mmsi)
         if fresh:
@@ -119,13 +142,19 @@ def learn(pipe: Any, vs: Any, st: StaticData) -> None:
 
 
 def note(
-    ident: Ident, prev: VesselInfo | None, st: StaticData, fix: EvidencePoint | None, forget: float
+    ident: Ident,
+    prev: VesselInfo | None,
+    st: StaticData,
+    fix: EvidencePoint | None,
+    forget: float,
+    out: HistoryOut | None = None,
 ) -> bool:
     """Compare one static report with what was known before; True when it raised a
     lead event (the caller keeps the vessel for settling). ``fix`` is the vessel's latest
     before it; ``forget`` the pipeline's forget time: identities heard before a silence
     of static data that long are dropped, as forgetting the vessel would drop them
-    (so the verdict never depends on when the expiry sweep ran)."""
+    (so the verdict never depends on when the expiry sweep ran). Its changes go into the
+    vessel's history and, when the pipeline stores them, to ``out``."""
     t = st.t
     if t - ident.last_t > forget:
         ident.seen = []
@@ -136,10 +165,15 @@ def note(
         old = _norm(f, getattr(prev, f)) if prev is not None else None
         if new is not None and old is not None and new != old:
             changed[f] = (old, new)
-            ident.history.append((t, f, old, new))
+    found = [(f, old, new) for f, (old, new) in changed.items()]
     imo = _norm("imo", st.imo)
     if imo is not None and not imo_valid(imo) and (prev is None or _norm("imo", prev.imo) != imo):
-        ident.history.append((t, "imo_check", imo, "fails the IMO check digit"))
+        found.append((IMO_CHECK, None, imo))
+    for f, old, new in found:
+        c = IdentityChange(st.mmsi, t, f, old, new, st.msg_type, st.source, ident.number(t))
+        ident.history.append(c)
+        if out is not None:
+            out.add(c)
     del ident.history[:-HISTORY_CAP]
     raised = False
     why = []
@@ -177,10 +211,20 @@ def _json(changed: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
     return {f: {"from": a, "to": b} for f, (a, b) in changed.items()}
 
 
-def history_json(ident: Ident | None) -> list[dict[str, Any]]:
-    """The history as the API and the leads show it."""
-    rows = ident.history if ident is not None else []
-    return [{"t": iso_utc(t), "field": f, "from": a, "to": b} for t, f, a, b in rows]
+def day_count(ident: Ident | None) -> tuple[int, int] | None:
+    """What a forgotten vessel keeps of its identity: its UTC day's count of changes
+    (None when it has none), so a vessel forgotten and heard again the same day goes on
+    numbering them (alerts/identity/history.py caps them per day)."""
+    return (ident.day, ident.day_n) if ident is not None and ident.day_n else None
+
+
+def resume(count: tuple[int, int] | None) -> Ident | None:
+    """The identity of a vessel heard again after it was forgotten (see :func:`day_count`)."""
+    if count is None:
+        return None
+    ident = Ident()
+    ident.day, ident.day_n = count
+    return ident
 
 
 def last_event_t(ident: Ident | None) -> float | None:

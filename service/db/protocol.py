@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from vigia.alerts.authorised import Authorisation
+from vigia.alerts.identity.history import HistoryOut, IdentityChange
 from vigia.alerts.identity.state_register import StateVessel
 from vigia.alerts.lead import Lead
 from vigia.alerts.ports.visits import PortVisit
@@ -85,6 +86,17 @@ class LeadPage:
 
 
 @dataclass(slots=True, frozen=True)
+class IdentityHistory:
+    """A vessel's stored identity history: its changes newest first (up to the limit
+    asked), how many are stored, and each UTC day whose changes were not all kept, as
+    (day, changes counted, changes kept)."""
+
+    changes: list[IdentityChange]
+    total: int
+    not_kept: list[tuple[int, int, int]]
+
+
+@dataclass(slots=True, frozen=True)
 class ApiKeyRecord:
     """A stored API key (only its hash is kept)."""
 
@@ -110,8 +122,14 @@ class Repository(Protocol):
         """Release connections."""
 
     # vessels and positions
-    def upsert_vessels(self, vessels: Sequence[VesselInfo]) -> None:
-        """Insert or update the latest static data per MMSI."""
+    def upsert_vessels(
+        self, vessels: Sequence[VesselInfo], history: HistoryOut | None = None
+    ) -> None:
+        """Insert or update the latest static data per MMSI and, in the same
+        transaction, the identity history the pipeline handed out with it."""
+
+    def identity_history(self, mmsi: int, limit: int) -> IdentityHistory:
+        """One vessel's stored identity history (see :class:`IdentityHistory`)."""
 
     def add_positions(self, positions: Sequence[Position]) -> int:
         """Store a batch of positions in one round trip or few; returns rows written."""

@@ -17,7 +17,6 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.repeats import PriorCase
 from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError
-from vigia.ingest.mmsi import is_valid_mmsi
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import draft_models  # noqa: F401  (the drafts' tables on the metadata)
 from vigia.service.db import events as ev
@@ -28,8 +27,9 @@ from vigia.service.db import zones_leads as zl
 from vigia.service.db.admin_store import AdminStore
 from vigia.service.db.archive_files import ArchiveGaps
 from vigia.service.db.archive_read import ArchiveReader, merge_tracks
-from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel, vessel_row
+from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel
 from vigia.service.db.engine import migrate
+from vigia.service.db.identity_history import StaticStore
 from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
@@ -69,7 +69,13 @@ _IN_BBOX_SQLITE = text(
 
 
 class SqlRepository(
-    LiveStore, LayerStore, AdminStore, RegisterStore, ZoneImportStore, PortVisitStore
+    LiveStore,
+    LayerStore,
+    AdminStore,
+    RegisterStore,
+    ZoneImportStore,
+    PortVisitStore,
+    StaticStore,
 ):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
@@ -133,30 +139,7 @@ class SqlRepository(
         """Release connections."""
         self._engine.dispose()
 
-    # vessels and positions
-    def upsert_vessels(self, vessels: Sequence[VesselInfo]) -> None:
-        """Insert or update the latest static data per MMSI (an older report never wins;
-        an MMSI that is no station's identity is not kept, as at ingest)."""
-        newest: dict[int, VesselInfo] = {}
-        for v in vessels:
-            if not is_valid_mmsi(v.mmsi):
-                continue
-            seen = newest.get(v.mmsi)
-            if seen is None or (v.updated_at or 0.0) >= (seen.updated_at or 0.0):
-                newest[v.mmsi] = v
-        if not newest:
-            return
-        ins = self._insert(Vessel)
-        stmt = ins.on_conflict_do_update(
-            index_elements=["mmsi"],
-            set_={c: ins.excluded[c] for c in VESSEL_COLUMNS if c != "mmsi"},
-            where=(Vessel.updated_at.is_(None))
-            | (ins.excluded.updated_at.is_(None))
-            | (Vessel.updated_at <= ins.excluded.updated_at),
-        )
-        with self._tx() as conn:
-            conn.execute(stmt, [vessel_row(v) for v in newest.values()])
-
+    # vessels (their static data and its history: identity_history.py) and positions
     def add_positions(self, positions: Sequence[Position]) -> int:
         """Store a batch (positions without a usable location are skipped; a report
         already stored, same MMSI and time, is not stored twice); returns new rows."""

@@ -24,7 +24,7 @@ from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import NOT_USED
-from vigia.ingest.records import Position, RawLine, StaticData, VesselInfo
+from vigia.ingest.records import Position, RawLine, StaticData
 from vigia.ingest.urgent import is_distress_line
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.counts import (
@@ -92,6 +92,7 @@ class IngestWorker(ReloadsStateVessels):
             aton=aton,
             register=AuthorisedRegister(repo.list_authorisations()),
         )
+        self._pipeline.record_identity()  # stored with the static data (issue 34)
         self.reload_state_vessels(repo.list_state_vessels())
         self._writer = BufferedWriter(
             repo,
@@ -336,13 +337,7 @@ class IngestWorker(ReloadsStateVessels):
             self._lag = received - positions[-1].t
         if positions:
             self._submit_positions(positions)
-        vessels: list[VesselInfo] = []
-        for mmsi in statics:
-            info = self._registry.get(mmsi)
-            if info is not None:
-                vessels.append(info)
-        if vessels:
-            self._writer.submit_vessels(vessels)
+        vessels = [v for m in statics if (v := self._registry.get(m)) is not None]
         if records:
             cut = self._edit_cut(records)
             if cut > 0:
@@ -359,6 +354,9 @@ class IngestWorker(ReloadsStateVessels):
             self._writer_leads(opened)
         else:
             self._swap_zones()
+        history = self._pipeline.take_identity()  # stored with the static data it came with
+        if vessels or history:
+            self._writer.submit_vessels(vessels, history)
 
     def _edit_cut(self, records: list[Any]) -> int:
         """How many leading records a pending zone edit does not yet apply to: on a live

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from vigia.alerts.identity.history import HistoryOut
 from vigia.alerts.lead import Lead
 from vigia.ingest.errors import VigiaError
 from vigia.ingest.records import Position, VesselInfo
@@ -37,6 +38,7 @@ from vigia.service.runtime.spool import Spool, SpoolError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Static = tuple[list[VesselInfo], HistoryOut]  # vessels and their identity history
 
 
 #: what one buffered position costs beside its text (slots, floats, tuple, deque cell)
@@ -87,10 +89,13 @@ class BufferedWriter:
         self._cond = threading.Condition()
         self._positions: deque[Position] = deque()
         self._vessels: dict[int, VesselInfo] = {}
+        # identity changes, in the order handed out (never coalesced away: merged)
+        self._history = HistoryOut()
         self._leads: dict[str, Lead] = {}
         # taken from the buffers, not yet known to be stored
         self._pos_flight: list[Position] = []
         self._ves_flight: list[VesselInfo] = []
+        self._hist_flight = HistoryOut()
         self._lead_flight: list[Lead] = []
         self._counts = dict.fromkeys(
             ("dropped", "written", "written_vessels", "written_leads", "rejected", "retries"), 0
@@ -134,8 +139,10 @@ class BufferedWriter:
                 self._positions.extend(items)
                 self._pos_bytes += sum(map(position_bytes, items))
                 self._pos_seqs.append([seq, len(items)])
-            elif kind == "vessels":
-                self._vessels.update((v.mmsi, v) for v in items)
+            elif kind == "vessels":  # with the identity history journaled beside them
+                for h in (x for x in items if isinstance(x, HistoryOut)):
+                    self._history.merge(h)
+                self._vessels.update((v.mmsi, v) for v in items if isinstance(v, VesselInfo))
                 self._ves_seqs.append(seq)
             else:
                 self._leads.update((lead.id, lead) for lead in items)
@@ -201,15 +208,20 @@ class BufferedWriter:
     def _room(self) -> int:
         return self._bound - len(self._positions) - len(self._pos_flight)
 
-    def submit_vessels(self, vessels: Sequence[VesselInfo]) -> None:
-        """Queue vessels' static data (the newest per MMSI is kept)."""
+    def submit_vessels(
+        self, vessels: Sequence[VesselInfo], history: HistoryOut | None = None
+    ) -> None:
+        """Queue vessels' static data (the newest per MMSI is kept) and the identity
+        history that came with it (issue 34): journaled in one record and stored in one
+        transaction with them, so a kill cannot keep the one without the other."""
         with self._cond:
             self._check_open()
-            seq = self._journal("vessels", vessels)
+            seq = self._journal("vessels", [*vessels, history] if history else vessels)
             if seq is not None:
                 self._ves_seqs.append(seq)
-            for v in vessels:
-                self._vessels[v.mmsi] = v
+            self._vessels.update((v.mmsi, v) for v in vessels)
+            if history:
+                self._history.merge(history)
             self._cond.notify_all()
 
     def submit_leads(self, leads: Sequence[Lead]) -> None:
@@ -248,9 +260,11 @@ class BufferedWriter:
         return bool(
             self._positions
             or self._vessels
+            or self._history
             or self._leads
             or self._pos_flight
             or self._ves_flight
+            or self._hist_flight
             or self._lead_flight
         )
 
@@ -293,9 +307,10 @@ class BufferedWriter:
             self._lead_flight = list(self._leads.values())
             self._leads = {}
             self._lead_flight_seqs, self._lead_seqs = self._lead_seqs, []
-        if not self._ves_flight and self._vessels:
+        if not (self._ves_flight or self._hist_flight) and (self._vessels or self._history):
             self._ves_flight = list(self._vessels.values())
             self._vessels = {}
+            self._hist_flight, self._history = self._history, HistoryOut()
             self._ves_flight_seqs, self._ves_seqs = self._ves_seqs, []
         if not self._pos_flight and self._positions:
             n = min(self._batch, len(self._positions))
@@ -312,7 +327,7 @@ class BufferedWriter:
                     seqs.append(head[0])
                     self._pos_seqs.popleft()
             self._pos_flight_seqs = seqs
-        return bool(self._lead_flight or self._ves_flight or self._pos_flight)
+        return bool(self._lead_flight or self._ves_flight or self._hist_flight or self._pos_flight)
 
     def _run(self) -> None:
         backoff = self._backoff0
@@ -328,8 +343,9 @@ class BufferedWriter:
                         return
                     continue
                 leads, vessels, positions = self._lead_flight, self._ves_flight, self._pos_flight
+                history = self._hist_flight
             try:
-                self._write(leads, vessels, positions)
+                self._write(leads, (vessels, history), positions)
             except _Transient as exc:
                 with self._cond:
                     self._counts["retries"] += 1
@@ -347,9 +363,7 @@ class BufferedWriter:
                 self._connected = True
                 self._cond.notify_all()
 
-    def _write(
-        self, leads: list[Lead], vessels: list[VesselInfo], positions: list[Position]
-    ) -> None:
+    def _write(self, leads: list[Lead], static: Static, positions: list[Position]) -> None:
         # leads first: they are what an inspector acts on
         if leads:
             self._isolate(leads, self._repo.upsert_leads)
@@ -359,11 +373,12 @@ class BufferedWriter:
                 mark = self._finish(self._lead_flight_seqs)
                 self._lead_flight_seqs = []
             self._mark(mark)
-        if vessels:
-            self._isolate(vessels, self._repo.upsert_vessels)
+        vessels, history = static
+        if vessels or history:
+            self._write_static(vessels, history)
             with self._cond:
                 self._counts["written_vessels"] += len(vessels)
-                self._ves_flight = []
+                self._ves_flight, self._hist_flight = [], HistoryOut()
                 mark = self._finish(self._ves_flight_seqs)
                 self._ves_flight_seqs = []
             self._mark(mark)
@@ -376,6 +391,18 @@ class BufferedWriter:
                 mark = self._finish(self._pos_flight_seqs)
                 self._pos_flight_seqs = []
             self._mark(mark)
+
+    def _write_static(self, vessels: list[VesselInfo], history: HistoryOut) -> None:
+        # one transaction; refused (the store not away): each part alone, a bad row alone
+        try:
+            return self._repo.upsert_vessels(vessels, history)
+        except StoreUnavailableError as exc:
+            raise _Transient(str(exc)) from exc
+        except Exception as exc:
+            if not self._repo.ping():
+                raise _Transient(str(exc)) from exc
+        self._isolate(vessels, self._repo.upsert_vessels)
+        self._isolate([history], lambda h: self._repo.upsert_vessels([], h[0]))
 
     def _finish(self, seqs: list[int]) -> int | None:
         """Note ``seqs`` as written; the new journal watermark if it moved. Holds the lock."""

@@ -1,18 +1,30 @@
 """GET /vessels/{mmsi}/identity (issue 34) on both stores: the MMSI's form and MID,
-the checks on the latest static data by the published rules, and the ID-* leads."""
+the checks on the latest static data by the published rules, the stored identity
+history (newest first, limited, the days past the cap), and the ID-* leads in the
+caller's scope."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.api.conftest import Api
+from vigia.alerts.identity.history import HistoryOut, IdentityChange
 from vigia.alerts.identity.static import STATIC_RULE
 from vigia.alerts.lead import EvidencePoint, build_lead, vessel_json
 from vigia.ingest.records import VesselInfo
+from vigia.service.http.app import new_api_key
+from vigia.service.http.deps import hash_key
 
 pytestmark = pytest.mark.postgis
 T0 = 1_709_294_400.0  # 2024-03-01T12:00:00Z
-BR, SG = 710_000_501, 563_000_502
+BR, SG, BUSY = 710_000_501, 563_000_502, 710_000_503
+
+
+def _history(*changes: IdentityChange) -> HistoryOut:
+    h = HistoryOut()
+    for c in changes:
+        h.add(c)
+    return h
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +36,20 @@ def loaded(shared_api: Api) -> Api:
             VesselInfo(BR, name="BRAVO", callsign="PPBB", imo=9074729, updated_at=T0),
             # 9074728 fails it; PPXQ is a Brazilian call sign under Singapore's MID
             VesselInfo(SG, name="SIERRA", callsign="PPXQ", imo=9074728, updated_at=T0),
-        ]
+        ],
+        # BR was ALFA / PPAA until 11:00 UTC, and 80 m long until 11:30
+        _history(
+            IdentityChange(BR, T0 - 3600, "name", "ALFA", "BRAVO", 5, "tcp:rx1", 1),
+            IdentityChange(BR, T0 - 3600, "callsign", "PPAA", "PPBB", 5, "tcp:rx1", 2),
+            IdentityChange(BR, T0 - 1800, "length_m", 80.0, 95.5, 24, "udp:rx2", 3),
+        ),
     )
+    # a transponder renaming its ship every 10 s for 20 min: 120 changes that day
+    api.repo.upsert_vessels(
+        [],
+        _history(*(IdentityChange(BUSY, T0 + 10 * k, "name", f"N{k}", f"N{k + 1}", 5, "x", k + 1)
+                   for k in range(120))),
+    )  # fmt: skip
     fix = EvidencePoint(T0, -43.1, -22.9, None, None, None)
     events = [{"t": "2024-03-01T12:00:00Z", "why": ["name and call sign changed in one report"],
                "changes": {"name": {"from": "ALFA", "to": "BRAVO"}}}]  # fmt: skip
@@ -49,13 +73,47 @@ def test_a_brazilian_vessel_with_its_history(loaded: Api) -> None:
     assert (body["mid"], body["mid_country"], body["mid_name"]) == (710, "BR", "Brazil")
     assert body["valid_form"] and body["device_class"] == "vessel"
     assert body["checks"] == {"imo_check_digit": True, "callsign_flag": None}
-    (h,) = body["history"]
+    # newest first; the two changes of one report by field name
+    assert body["history"] == [
+        {"t": "2024-03-01T11:30:00Z", "field": "length_m", "before": 80.0, "after": 95.5,
+         "msg_type": 24, "source": "udp:rx2"},
+        {"t": "2024-03-01T11:00:00Z", "field": "callsign", "before": "PPAA", "after": "PPBB",
+         "msg_type": 5, "source": "tcp:rx1"},
+        {"t": "2024-03-01T11:00:00Z", "field": "name", "before": "ALFA", "after": "BRAVO",
+         "msg_type": 5, "source": "tcp:rx1"},
+    ]  # fmt: skip
+    assert (body["history_total"], body["history_limit"], body["history_day_cap"]) == (3, 100, 50)
+    assert body["history_not_kept"] == []
+    (h,) = body["leads"]
     assert h["rule"] == STATIC_RULE and h["events"][0]["changes"]["name"]["to"] == "BRAVO"
+
+
+def test_the_history_is_limited_and_says_what_a_day_did_not_keep(loaded: Api) -> None:
+    r = loaded.client.get(f"/vessels/{BR}/identity?limit=1", headers=loaded.h("viewer"))
+    assert r.status_code == 200 and [x["field"] for x in r.json()["history"]] == ["length_m"]
+    assert r.json()["history_total"] == 3
+    body = _get(loaded, BUSY)
+    assert body["history_total"] == 50 and len(body["history"]) == 50
+    # the first 50 of the day kept, newest first: N49 -> N50 at 12:08:10
+    assert body["history"][0] == {"t": "2024-03-01T12:08:10Z", "field": "name", "before": "N49",
+                                  "after": "N50", "msg_type": 5, "source": "x"}  # fmt: skip
+    assert body["history_not_kept"] == [{"day": "2024-03-01", "changes": 120, "kept": 50}]
+    for bad in ("0", "1001", "x"):
+        got = loaded.client.get(f"/vessels/{BR}/identity?limit={bad}", headers=loaded.h("viewer"))
+        assert got.status_code == 422, bad
+
+
+def test_a_key_of_another_authority_sees_the_history_not_the_leads(loaded: Api) -> None:
+    key = new_api_key()
+    loaded.repo.add_api_key("other-office", "viewer", hash_key(key), "CP-TESTE-Outra")
+    body = loaded.client.get(f"/vessels/{BR}/identity", headers={"X-API-Key": key}).json()
+    assert body["leads"] == []  # the ID lead is another authority's
+    assert body["history_total"] == 3  # the vessel's own static data is nobody's
 
 
 def test_the_checks_say_what_fails(loaded: Api) -> None:
     body = _get(loaded, SG)
-    assert body["mid_country"] == "SG" and body["history"] == []
+    assert body["mid_country"] == "SG" and body["history"] == [] and body["leads"] == []
     assert body["checks"]["imo_check_digit"] is False
     assert "PPXQ" in body["checks"]["callsign_flag"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,15 @@ def migrated(url: str) -> Iterator[SqlRepository]:
 def repo(store_url: str) -> Iterator[SqlRepository]:
     """A migrated repository on the store under test (SQLite file or fresh PostGIS)."""
     yield from migrated(store_url)
+
+
+@pytest.fixture(params=["sqlite", "postgis"])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database on each store, for tests of migrations from an older revision."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'old.sqlite'}"
+    url: str = request.getfixturevalue("fresh_pg_url")
+    return url
 
 
 @pytest.fixture

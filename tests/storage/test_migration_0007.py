@@ -4,7 +4,6 @@ version 1 and stay editable, existing silences keep hiding every authority's lea
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from alembic import command
@@ -27,14 +26,6 @@ _SILENCE = (
     "INSERT INTO silences (mmsi, until, reason, created_by, created_at)"
     " VALUES (710000001, :until, 'survey before 0007', 'inspector', :t)"
 )
-
-
-@pytest.fixture(params=["sqlite", "postgis"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'old.sqlite'}"
-    url: str = request.getfixturevalue("fresh_pg_url")
-    return url
 
 
 def test_0007_keeps_old_leads_editable_and_old_silences_whole(empty_url: str) -> None:

@@ -3,12 +3,8 @@ database is down."""
 
 from __future__ import annotations
 
-import os
 import pickle
-import signal
 import struct
-import subprocess
-import sys
 import textwrap
 import time
 import zlib
@@ -19,6 +15,7 @@ import pytest
 
 from tests.storage.builders import T0, lead, pos
 from tests.storage.pgcluster import PrivateCluster
+from tests.support.kill import kill_at_report
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.repository import SqlRepository
@@ -27,8 +24,6 @@ from vigia.service.errors import StoreUnavailableError
 from vigia.service.runtime.spool import Spool, SpoolError
 from vigia.service.runtime.writer import BufferedWriter
 from vigia.service.settings import DatabaseSettings, IngestSettings, spool_path
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def opened(path: Path, **kw: Any) -> tuple[Spool, list[tuple[str, int, list[object]]]]:
@@ -272,23 +267,7 @@ CHILD = textwrap.dedent(
 def accept_and_die(url: str, spool: Path, n: int, *, until: str, at: int) -> str:
     """Run CHILD, which reports once its writer's stat ``until`` reaches ``at``; SIGKILL
     it as soon as it reports; its report."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, url, str(spool), str(n), until, str(at)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        child.send_signal(signal.SIGKILL)
-        assert child.wait(10) == -signal.SIGKILL
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    return line
+    return kill_at_report(CHILD, url, str(spool), str(n), until, str(at))
 
 
 @pytest.fixture

@@ -1,13 +1,15 @@
 """A vessel's identity (issue 34): what its MMSI says (form, MID, administration), the
-checks on its latest static data (IMO check digit, MID against the call sign), and its
-identity history: the ``ID-*`` leads raised on it, each with the changes that raised it."""
+checks on its latest static data (IMO check digit, MID against the call sign), its
+identity history (every change of its static data the store keeps, newest first) and
+the ``ID-*`` leads raised on it, each with the changes that raised it."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
+from vigia.alerts.identity.history import DAY_CAP, day_text
 from vigia.alerts.identity.mid import country, flag_conflict, table
 from vigia.alerts.identity.static import imo_valid
 from vigia.ingest.mmsi import is_valid_mmsi
@@ -22,7 +24,10 @@ router = APIRouter(tags=["vessels"])
 
 ViewerScope = Annotated[Scope, Depends(require_scope("viewer"))]
 #: the identity leads listed at most (newest first): a vessel with more is a case already
-HISTORY_LIMIT = 200
+LEADS_LIMIT = 200
+#: changes of the identity history listed at most (newest first); ``history_total`` says
+#: how many are stored
+HISTORY_MAX = 1_000
 
 EXAMPLE: dict[str, Any] = {
     "mmsi": 710000001,
@@ -34,6 +39,28 @@ EXAMPLE: dict[str, Any] = {
     "static": {"mmsi": 710000001, "name": "MARIA DO MAR", "callsign": "PP1234", "imo": None},
     "checks": {"imo_check_digit": None, "callsign_flag": None},
     "history": [
+        {
+            "t": "2024-03-01T10:20:00Z",
+            "field": "name",
+            "before": "ALFA",
+            "after": "MARIA DO MAR",
+            "msg_type": 5,
+            "source": "tcp:127.0.0.1:10110",
+        },
+        {
+            "t": "2024-02-28T08:00:00Z",
+            "field": "imo_check",
+            "before": None,
+            "after": 9074728,
+            "msg_type": 5,
+            "source": "tcp:127.0.0.1:10110",
+        },
+    ],
+    "history_total": 2,
+    "history_limit": 100,
+    "history_day_cap": DAY_CAP,
+    "history_not_kept": [],
+    "leads": [
         {
             "lead_id": "6f1c...",
             "rule": "ID-STATIC-CHANGE",
@@ -59,15 +86,25 @@ EXAMPLE: dict[str, Any] = {
     },
 )
 def identity(
-    mmsi: Mmsi, repo: Annotated[Repository, Depends(get_repository)], scope: ViewerScope
+    mmsi: Mmsi,
+    repo: Annotated[Repository, Depends(get_repository)],
+    scope: ViewerScope,
+    limit: Annotated[
+        int, Query(ge=1, le=HISTORY_MAX, description="changes of the history listed at most")
+    ] = 100,
 ) -> dict[str, Any]:
-    """The MMSI's ITU-R M.585 form and MID, the checks on the latest static data, and
-    the ``ID-*`` leads of this MMSI in the caller's scope (newest first): a vessel with
-    no static data and no lead still answers, with nulls."""
+    """The MMSI's ITU-R M.585 form and MID, the checks on the latest static data, its
+    identity history (changes of name, call sign, IMO, ship type, length or beam, and an
+    IMO failing its check digit, newest first, at most ``limit``; ``history_total`` of
+    them stored; a UTC day keeps its first ``history_day_cap`` changes, and the days
+    with more are in ``history_not_kept``), and the ``ID-*`` leads of this MMSI in the
+    caller's scope (newest first): a vessel with no static data and no lead still
+    answers, with nulls and empty lists."""
     mid, iso = country(mmsi)
     info = repo.get_vessel(mmsi)
     imo = info.imo if info is not None and info.imo else None
-    leads, _ = repo.list_leads(LeadQuery(mmsi=mmsi), HISTORY_LIMIT, scope=scope)
+    history = repo.identity_history(mmsi, limit)
+    leads, _ = repo.list_leads(LeadQuery(mmsi=mmsi), LEADS_LIMIT, scope=scope)
     return {
         "mmsi": mmsi,
         "valid_form": is_valid_mmsi(mmsi),
@@ -80,7 +117,14 @@ def identity(
             "imo_check_digit": None if imo is None else imo_valid(imo),
             "callsign_flag": flag_conflict(mmsi, info.callsign if info else None),
         },
-        "history": [
+        "history": [c.to_json() for c in history.changes],
+        "history_total": history.total,
+        "history_limit": limit,
+        "history_day_cap": DAY_CAP,
+        "history_not_kept": [
+            {"day": day_text(day), "changes": n, "kept": kept} for day, n, kept in history.not_kept
+        ],
+        "leads": [
             {
                 "lead_id": x.id,
                 "rule": x.rule,

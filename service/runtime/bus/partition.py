@@ -36,6 +36,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.kv import KeyValue
 
 from vigia.alerts.handover import closed_by_edit as close_for_edit
+from vigia.alerts.identity.history import HistoryOut
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import Position, StaticData, VesselInfo
 from vigia.service.db.protocol import Repository
@@ -94,6 +95,9 @@ class HeldPartition:
         self.latencies: deque[float] = latencies if latencies is not None else deque(maxlen=1)
         self._positions: list[Position] = []
         self._vessels: set[int] = set()
+        # identity changes handed out since the last checkpoint, stored with the vessels
+        self._history = HistoryOut()
+        state.pipeline.record_identity()
         self._leads: dict[str, Lead] = {}
         # open leads as last stored and published by this holder (see checkpoint)
         self._stored: dict[str, Lead] = {}
@@ -222,6 +226,7 @@ class HeldPartition:
                 self._positions.append(r)
         pipeline.hear(heard)  # the whole stream's coverage, before this batch is judged
         leads = pipeline.process(records)
+        self._history.merge(pipeline.take_identity())
         pipeline.witness(clocks)  # the whole stream's time, not only this partition's
         leads += pipeline.expire(pipeline.stream_time)
         leads += pipeline.take_revisions()  # superseded open leads: the store replaces them
@@ -265,11 +270,12 @@ class HeldPartition:
             self._stored = {i: x for i, x in self._stored.items() if i in ids}
         positions, self._positions = self._positions, []
         vessel_ids, self._vessels = self._vessels, set()
+        history, self._history = self._history, HistoryOut()
         leads = list(self._leads.values())
         self._leads = {}
         registry = self.state.pipeline.registry
         vessels = [v for m in sorted(vessel_ids) if (v := registry.get(m)) is not None]
-        await self._retry("store", lambda: self._write(positions, vessels, leads))
+        await self._retry("store", lambda: self._write(positions, (vessels, history), leads))
         self._counters["positions_written"] += len(positions)
         self._counters["lead_writes"] += len(leads)
         for lead in leads:
@@ -293,13 +299,18 @@ class HeldPartition:
         self._dirty = False
 
     async def _write(
-        self, positions: list[Position], vessels: list[VesselInfo], leads: list[Lead]
+        self,
+        positions: list[Position],
+        static: tuple[list[VesselInfo], HistoryOut],
+        leads: list[Lead],
     ) -> None:
+        vessels, history = static
+
         def work() -> None:
             if positions:
                 self._repo.add_positions(positions)
-            if vessels:
-                self._repo.upsert_vessels(vessels)
+            if vessels or history:
+                self._repo.upsert_vessels(vessels, history)
             if leads:
                 self._repo.upsert_leads(leads)
 

@@ -1,7 +1,8 @@
-// The vessel panel (static data, track for a period, its leads) and the ballast panel
-// (classified route, a)/b)-water hours, audit form, arrivals).
+// The vessel panel (static data, identity history, track for a period, its leads) and
+// the ballast panel (classified route, a)/b)-water hours, audit form, arrivals).
 import { api } from "./api.js";
 import { t, timeEl, timeText, number, localInputToIso, isoToLocalInput, dateText } from "./i18n.js";
+import { identityHistory } from "./identity.js";
 import { table } from "./leads.js";
 import { shipClass } from "./map.js";
 import { ruleName, tn } from "./names.js";
@@ -34,10 +35,11 @@ export class VesselPanel {
     msg(this.out, t("loading"));
     const period = { start: localInputToIso(f.start.value), end: localInputToIso(f.end.value) };
     try {
-      const [v, track, leads] = await Promise.all([
+      const [v, track, leads, ident] = await Promise.all([
         api(`/vessels/${mmsi}`).catch((e) => (e.status === 404 ? null : Promise.reject(e))),
         api(`/vessels/${mmsi}/track?${qs(period)}`, { accept: "application/geo+json" }),
         api(`/leads?${qs({ mmsi, limit: 100 })}`),
+        api(`/vessels/${mmsi}/identity?limit=50`),
       ]);
       this.out.replaceChildren();
       const h = document.createElement("h3");
@@ -53,6 +55,7 @@ export class VesselPanel {
       } else {
         const p = document.createElement("p"); p.textContent = t("vessel.none"); this.out.append(p);
       }
+      this.out.append(identityHistory(ident));
       const line = track.features.find((x) => x.geometry.type === "LineString");
       const p = document.createElement("p");
       p.textContent = `${t("vessel.track")}: ${tn("vessel.points", track.features.length - (line ? 1 : 0))}`;

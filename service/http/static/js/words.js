@@ -1,5 +1,6 @@
 // Words for the API's codes: procedure fields and values, problem codes, zone kinds,
-// deadline states. A code with no word here falls back to the API's own title.
+// deadline states, the identity history's fields. A code with no word here falls back
+// to the API's own title.
 import { extend } from "./i18n.js";
 
 extend({
@@ -52,6 +53,13 @@ extend({
     "err.not-found": "Indício não encontrado.", "err.forbidden": "Sua chave não permite esta ação.",
     "err.unauthenticated": "Chave de API ausente ou recusada.", "err.conflict": "Conflito com o estado atual.",
     "err.store-unavailable": "Banco de dados indisponível; tente novamente.", "err.http": "O servidor recusou (HTTP {status}).",
+    "idh.title": "Histórico de identidade", "idh.when": "Quando", "idh.field": "Campo", "idh.change": "Antes → depois",
+    "idh.none": "Nenhuma alteração de nome, indicativo, IMO, tipo ou dimensões registrada.",
+    "idh.check_fails": "{imo}: dígito verificador inválido", "idh.more": "e mais {n} alterações anteriores",
+    "idh.more.one": "e mais 1 alteração anterior",
+    "idh.not_kept": "{day}: mais {n} alterações não guardadas (limite de {cap} por dia)",
+    "idf.name": "nome", "idf.callsign": "indicativo", "idf.imo": "IMO", "idf.ship_type": "tipo",
+    "idf.length_m": "comprimento", "idf.beam_m": "boca", "idf.imo_check": "IMO",
   },
   en: {
     "pos.copy": "Copy", "pos.copied": "Copied", "pos.selected": "Selected (Ctrl+C)",
@@ -102,5 +110,12 @@ extend({
     "err.not-found": "Lead not found.", "err.forbidden": "Your key does not allow this.",
     "err.unauthenticated": "API key missing or refused.", "err.conflict": "Conflicts with the current state.",
     "err.store-unavailable": "Database unavailable; try again.", "err.http": "The server refused (HTTP {status}).",
+    "idh.title": "Identity history", "idh.when": "When", "idh.field": "Field", "idh.change": "Before → after",
+    "idh.none": "No change of name, call sign, IMO, type or dimensions recorded.",
+    "idh.check_fails": "{imo}: check digit fails", "idh.more": "and {n} earlier changes",
+    "idh.more.one": "and 1 earlier change",
+    "idh.not_kept": "{day}: {n} more changes not kept (at most {cap} a day)",
+    "idf.name": "name", "idf.callsign": "call sign", "idf.imo": "IMO", "idf.ship_type": "ship type",
+    "idf.length_m": "length", "idf.beam_m": "beam", "idf.imo_check": "IMO",
   },
 });

@@ -6,6 +6,8 @@ stages differ). CPU time (process_time), medians of ``--runs``; a stage's cost i
 variant's difference from the full run.
 
     .venv/bin/python -m benchmarks.stages --vessels 60 --runs 3
+
+``--quick``: 12 vessels, 1 run.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--vessels", type=int, default=60)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="12 vessels, 1 run: a smoke run")
     a = ap.parse_args()
+    if a.quick:
+        a.vessels, a.runs = 12, 1
     index = ZoneIndex(load_zones([bundled_zones_dir()]))
     recs, _ = scenario(index, a.vessels, seed=1)
     print(f"traffic: {len(recs):,} records, {a.runs} runs, interleaved")

@@ -161,7 +161,8 @@ def _count_indexed(conn: Connection, stmt: Any, index: str) -> int:
     the compiled text; the index name comes from :func:`count_index`, never a request.
     SQLite refuses the statement if the index cannot serve it: a loud error, not a
     slow plan."""
-    compiled = stmt.compile(dialect=conn.dialect)
+    # expanding parameters (a filter's ``IN``) rendered as plain placeholders
+    compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     sql = str(compiled)
     assert sql.count("FROM leads \n") == 1, sql
     sql = sql.replace("FROM leads \n", f"FROM leads INDEXED BY {index} \n")

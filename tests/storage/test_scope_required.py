@@ -14,8 +14,11 @@ from vigia.service.db.repository import SqlRepository
 AUTHORITY_DATA = re.compile(r"lead|event|silence|watch|audit|extent|infraction|histor|prior")
 #: those with no caller to scope: the writers of the worker and the bus (leads are routed
 #: as they are stored), the event log's head id, whether an id can be resumed after (it
-#: says nothing of any lead: issue 38), the wake-up hook, audit retention
+#: says nothing of any lead: issue 38), the wake-up hook, audit retention; and a
+#: vessel's identity history, which is its static data over time (names, call signs,
+#: IMO, type), shown to any viewer as the static data itself is, never a lead's
 NO_CALLER = {
+    "identity_history",
     "upsert_leads",
     "last_event_id",
     "unplaceable_event",

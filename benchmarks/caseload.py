@@ -7,7 +7,9 @@ Builds a SQLite store of ``--leads`` leads (through the repository's upsert, in 
 of 5,000; a tenth with a pending deadline, three authorities, four rules) and times, in
 process through the app's TestClient, ``--requests`` sequential requests each of:
 
-- the default list (``GET /leads``), ``sort=due``, a rule filter, an authority filter;
+- the default list (``GET /leads``), ``sort=due``, a rule filter, an authority filter,
+  an officer's leads (``assignee``: one lead in 1,000 is assigned, a JSON field that no
+  index holds, so the page and the count read every lead);
 - the last page reached by following cursors (its ``next`` cursor, found by walking the
   whole list once; the walk's per-page figures are printed too);
 - the baseline: the same last page by ``offset``, which reads every row before it.
@@ -47,6 +49,7 @@ T0 = 1_735_689_600.0  # 2025-01-01
 RULES = ("SEC-PLATFORM", "SEC-MILITARY", "AIS-GAP", "SEC-ANCHORAGE")
 AUTHORITIES = ("Capitania dos Portos do Rio de Janeiro", "Capitania dos Portos de São Paulo",
                "Capitania dos Portos do Espírito Santo")  # fmt: skip
+OFFICER = "Ana Lima"
 
 
 def _lead(i: int) -> Lead:
@@ -78,7 +81,8 @@ def _lead(i: int) -> Lead:
 
 
 def build(url: str, n: int) -> float:
-    """Store ``n`` leads (a tenth with a deadline); the seconds it took."""
+    """Store ``n`` leads (a tenth with a deadline, one in 1,000 assigned to
+    :data:`OFFICER`); the seconds it took."""
     t0 = time.perf_counter()
     repo = open_repository(url)
     try:
@@ -93,6 +97,15 @@ def build(url: str, n: int) -> float:
                 for k in range(0, len(ids), 500):
                     chunk = ids[k : k + 500]
                     conn.execute(update(LeadRow).where(LeadRow.id.in_(chunk)).values(due_on=due))
+            mine = [f"L-{i:08d}" for i in range(7, n, 1_000)]
+            entry = {"officer": OFFICER, "by": "chefe", "at": "2026-01-05T10:00:00Z"}
+            for k in range(0, len(mine), 500):
+                chunk = mine[k : k + 500]
+                conn.execute(
+                    update(LeadRow)
+                    .where(LeadRow.id.in_(chunk))
+                    .values(procedure={"assignment": entry})
+                )
         with engine.begin() as conn:
             conn.exec_driver_sql("ANALYZE")
     finally:
@@ -170,6 +183,7 @@ def run(n: int, requests: int, limit: int, store: str | None = None) -> None:
                 "sort=due": f"/leads?sort=due&limit={limit}",
                 "rule filter (AIS-GAP)": f"/leads?rule=AIS-GAP&limit={limit}",
                 "authority filter": f"/leads?authority={AUTHORITIES[1]}&limit={limit}",
+                "assignee filter (1 in 1,000)": f"/leads?assignee={OFFICER}&limit={limit}",
                 "OGC items, bbox": f"/collections/leads/items?bbox=-41,-23,-40,-22&limit={limit}",
                 "last page by cursor": last,
                 "baseline: last page by offset": f"/leads?limit={limit}&offset={n - limit}",

@@ -60,6 +60,7 @@ class LeadQuery:
     end: float | None = None  # leads started at or before this Unix time
     bbox: BBox | None = None  # on the closest point
     authority: str | None = None
+    assignee: str | None = None  # the officer named in procedure.assignment.officer
     include_silenced: bool = False  # silenced leads are stored but hidden by default
     sort: str = "newest"  # "newest" (started_at descending) or "due" (soonest deadline)
 

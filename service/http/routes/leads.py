@@ -177,6 +177,15 @@ def list_leads(
     authority: Annotated[
         str | None, Query(max_length=200, description="the Capitania / Delegacia / Agência")
     ] = None,
+    assignee: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="the officer the lead is assigned to (`procedure.assignment.officer`,"
+            " PUT /leads/{lead_id}/assignment): a duty officer's own leads",
+            examples=["inspector-silva"],
+        ),
+    ] = None,
     sort: Annotated[
         Literal["newest", "due"],
         Query(description="`due`: soonest pending procedural deadline first"),
@@ -186,7 +195,8 @@ def list_leads(
     ] = False,
 ) -> dict[str, Any]:
     """Leads, newest first (or soonest deadline first), filtered by rule, zone, vessel,
-    status, authority, time and bbox. A key limited to one authority sees only its own.
+    status, authority, assigned officer, time and bbox. A key limited to one authority
+    sees only its own.
 
     Pages are read with cursors: follow the `next` link (its `cursor` is the last lead's
     sort key), and every page costs what the first does. `numberMatched` is exact when
@@ -207,6 +217,7 @@ def list_leads(
         end=t1,
         bbox=parse_bbox(bbox),
         authority=authority,
+        assignee=assignee,
         include_silenced=silenced,
         sort=sort,
     )

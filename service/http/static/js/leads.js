@@ -1,7 +1,8 @@
-// The lead panel: a store fed by the stream (or the first page of /leads), filters,
-// newest first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
+// The lead panel: a store of the leads seen (pages of /leads, the stream), the list the
+// server keeps for the filters (caseload.js: pages, "Carregar mais", the count), newest
+// first with SAR-DISTRESS on top, and the selected lead's detail and workflow.
 import { api } from "./api.js";
-import { t, has, timeEl, timeText, number, onLang, localInputToIso, dateField, dateText } from "./i18n.js";
+import { t, has, timeEl, timeText, number, onLang, localInputToIso, dateField, dateText, getLang } from "./i18n.js";
 import { esc } from "./map.js";
 import { moveForm, problemText, markField } from "./moveform.js";
 import "./words.js";
@@ -9,6 +10,7 @@ import { ruleName, tn } from "./names.js";
 import { Assignment, assignee } from "./assign.js";
 import { readLink, writeLink, applyFilters } from "./link.js";
 import { positionEl, age, ddm } from "./position.js";
+import { Caseload, filtersOf, catalogue, query } from "./caseload.js";
 import { showMeeting, meetingPanel, ENCOUNTER } from "./meeting.js";
 
 const SAR = "SAR-DISTRESS";
@@ -21,7 +23,9 @@ const endedText = (l) => (l.ended_at ? null : FINISHED.includes(l.status) ? t("d
 const DRAFTABLE = ["triaged", "notified", "infraction"];
 const SHAPES = { "SAR-DISTRESS": "⚠", "SEC-PLATFORM": "◆", "SEC-MILITARY": "■", "BATH-MOTOR": "●", "BATH-SAIL": "○", "SEC-NOTICE": "▲" };
 
+/** The soonest pending deadline: the API's `due`, else from the lead's deadlines. */
 function dueOf(lead) {
+  if (lead.due !== undefined) return lead.due;
   const ds = (lead.deadlines || []).map((d) => d.due).filter(Boolean).sort();
   return ds[0] || null;
 }
@@ -33,14 +37,63 @@ export class LeadPanel {
     this.selected = null;
     this.marks = new Map();  // lead id -> performance.now() when its event arrived
     this.assignment = new Assignment(this);
-    filters.addEventListener("change", () => { this.render(); writeLink(this.selected, filters); });
+    this.caseload = new Caseload((l) => this.store(l));
+    this.known = { rules: [], statuses: [] };
+    this.more = document.createElement("button");
+    Object.assign(this.more, { type: "button", className: "secondary more", hidden: true });
+    this.more.dataset.i18n = "list.more";
+    this.more.textContent = t("list.more");
+    this.more.addEventListener("click", () => this.loadMore());
+    list.after(this.more);
+    filters.addEventListener("change", () => { writeLink(this.selected, filters); this.reload(); });
     onLang(() => { this.render(); if (this.selected) this.select(this.selected, { fit: false }); });
   }
 
-  /** Take a lead from the list, the stream or a PATCH answer. */
+  /** The first list: a shared link's filters, then their first page; the rules the
+   * service knows come beside it, for the filter. */
+  async firstPage() {
+    applyFilters(this.filters, readLink().filters);
+    [this.known] = await Promise.all([catalogue(), this.reload()]);
+    this.render();
+  }
+
+  /** Ask the server for the first page of the filters as they are now. */
+  async reload() {
+    this.list.setAttribute("aria-busy", "true");
+    try {
+      if (await this.caseload.load(filtersOf(this.filters), this.session.name)) this.render();
+    } catch (err) {
+      this.count.textContent = `${t("err")}: ${problemText(err)}`;
+    } finally { this.list.removeAttribute("aria-busy"); }
+  }
+
+  /** "Carregar mais": the next page, after the rows shown. */
+  async loadMore() {
+    this.more.disabled = true;
+    try { if (await this.caseload.more()) this.render(); }
+    catch (err) { this.count.textContent = `${t("err")}: ${problemText(err)}`; }
+    finally { this.more.disabled = false; }
+  }
+
+  /** A stream reset: the store becomes the leads it carries, the list is asked again. */
+  reset(leads) {
+    this.leads.clear();
+    for (const l of leads) this.leads.set(l.id, l);
+    this.render();
+    return this.reload();
+  }
+
+  /** Keep a lead the server listed (no list or count change: the page says those). */
+  store(lead) {
+    const old = this.leads.get(lead.id);
+    this.leads.set(lead.id, old ? { ...old, ...lead } : lead);
+  }
+
+  /** Take a lead from the stream, the poll or a PATCH answer. */
   put(lead, { fresh = false } = {}) {
     const old = this.leads.get(lead.id);
     this.leads.set(lead.id, old ? { ...old, ...lead } : lead);
+    this.caseload.admit(this.leads.get(lead.id), old, fresh && !old);
     if (fresh && lead.rule === SAR && !old) this.beep();
     this.fresh = fresh ? lead.id : null;
     this.scheduleRender();
@@ -53,44 +106,42 @@ export class LeadPanel {
     requestAnimationFrame(() => { this.pending = false; this.render(); });
   }
 
-  visible() {
-    const f = Object.fromEntries(new FormData(this.filters));
-    const me = this.session.name;
-    let rows = [...this.leads.values()].filter((l) =>
-      (!f.rule || l.rule === f.rule) && (!f.zone || l.zone_id === f.zone) &&
-      (!f.authority || l.authority === f.authority) && (!f.status || l.status === f.status) &&
-      (!f.mine || assignee(l) === me));
-    const newest = (a, b) => (b.started_at || "").localeCompare(a.started_at || "");
-    const due = (a, b) => (dueOf(a) || "9999").localeCompare(dueOf(b) || "9999") || newest(a, b);
-    rows.sort((a, b) => ((b.rule === SAR) - (a.rule === SAR)) || (f.sort === "due" ? due(a, b) : newest(a, b)));
-    return rows;
-  }
-
+  /** Offer every value of ``values`` (a choice once offered stays, as does one a link
+   * set), in words, in the order of their words. */
   fillSelect(name, values, label = (v) => v) {
     const sel = this.filters.elements[name];
     const cur = sel.value;
     const have = new Set([...sel.options].map((o) => o.value));
-    for (const v of [...values].sort()) {
-      if (v && !have.has(v)) sel.add(new Option(label(v), v));
+    let changed = sel.dataset.lang !== getLang();
+    for (const v of values) {
+      if (v && !have.has(v)) { sel.add(new Option(label(v), v)); have.add(v); changed = true; }
     }
     // labelled again each time: zone names arrive after the first list, and the language
     // may change; the code stays as the option's hover text
-    for (const o of sel.options) if (o.value) { o.textContent = label(o.value); o.title = o.value; }
+    const opts = [...sel.options].filter((o) => o.value);
+    for (const o of opts) { o.textContent = label(o.value); o.title = o.value; }
+    if (!changed) return;
+    opts.sort((a, b) => a.textContent.localeCompare(b.textContent, getLang()));
+    sel.append(...opts);
     sel.value = cur;
+    sel.dataset.lang = getLang();
   }
 
   zoneName(id) { return id ? this.map.zoneNames?.get(id) || id : "—"; }
 
   render() {
     const all = [...this.leads.values()];
-    this.fillSelect("rule", new Set(all.map((l) => l.rule)), ruleName);
-    this.fillSelect("zone", new Set(all.map((l) => l.zone_id)), (v) => this.zoneName(v));
+    // the choices: the service's rules and the map's zones, whatever is loaded; the
+    // authorities of the leads seen (and a link's), as no route lists them yet
+    this.fillSelect("rule", new Set([...this.known.rules, ...all.map((l) => l.rule)]), ruleName);
+    this.fillSelect("zone", new Set([...(this.map.zoneNames?.keys() || []), ...all.map((l) => l.zone_id)]), (v) => this.zoneName(v));
     this.fillSelect("authority", new Set(all.map((l) => l.authority)));
-    this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || [])]), (v) => t("st." + v));
-    const rows = this.visible();
-    this.count.textContent = tn("count", all.length, { shown: Math.min(rows.length, 500) });
+    this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || []), ...this.known.statuses]), (v) => t("st." + v));
+    const rows = this.caseload.rows(this.leads);
+    this.count.textContent = this.countText(rows.length);
+    this.more.hidden = !this.caseload.next;
     const frag = document.createDocumentFragment();
-    for (const l of rows.slice(0, 500)) frag.append(this.row(l));
+    for (const l of rows) frag.append(this.row(l));
     this.list.replaceChildren(frag);
     this.map.setLeads(all.filter((l) => !["dismissed", "closed"].includes(l.status) && (l.ended_at == null || l.status === "new")));
     const now = performance.now();
@@ -100,6 +151,14 @@ export class LeadPanel {
         this.marks.delete(id);
       }
     }
+  }
+
+  /** "700 indícios (100 exibidos)": the server's count; an estimate said as one. */
+  countText(shown) {
+    const c = this.caseload;
+    if (c.total == null) return "";
+    const vars = { n: number(c.total, 0), shown: number(shown, 0) };
+    return c.exact ? tn("count", c.total, vars) : t("count.about", vars);
   }
 
   row(l) {
@@ -137,11 +196,13 @@ export class LeadPanel {
     return li;
   }
 
-  /** Open what the address names (a shared link): its filters, then its lead. */
+  /** Open what the address names (a shared link): its filters' list, then its lead. */
   async openLink() {
     const { lead, filters } = readLink();
     applyFilters(this.filters, filters);
-    this.render();
+    const f = filtersOf(this.filters);
+    if (query(f, this.session.name) !== this.caseload.key) await this.reload();
+    else this.render();
     if (lead) {
       try { await this.select(lead); } catch (err) {
         this.detail.hidden = false;

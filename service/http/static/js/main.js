@@ -87,18 +87,15 @@ async function start(session) {
   legend();
   zoneImport($("zone-import-form"), $("zone-import-out"), () => map.loadBackground());
   await map.ready;
-  const first = await api("/leads?limit=500");
-  for (const l of first.leads) leads.put(l);
-  leads.render();
+  await leads.firstPage();  // the server's list for the link's filters (docs/caseload.md)
   const onEvent = (ev) => {
     if (ev.type === "vessel.position") return;  // reserved for the positions feed
     if (ev.type === "stream.reset") {
       // the store could not place our last event (restored from a backup, or replaced):
       // what the page shows may be stale, so it is replaced by the current leads the
-      // reset carries, never kept as if nothing had happened (docs/operations.md)
-      leads.leads.clear();
-      for (const l of ev.data?.leads || []) leads.put(l);
-      leads.render();
+      // reset carries, never kept as if nothing had happened (docs/operations.md); the
+      // list is asked for again
+      leads.reset(ev.data?.leads || []);
       return;
     }
     if (ev.data?.id) { leads.marks.set(ev.data.id, performance.now()); leads.put(ev.data, { fresh: ev.type === "lead.opened" }); }

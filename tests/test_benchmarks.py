@@ -26,8 +26,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.dashboard import CHROMIUM
-
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = sorted(
     m.name for m in pkgutil.iter_modules([str(ROOT / "benchmarks")]) if not m.name.startswith("_")
@@ -98,12 +96,6 @@ def _marks(name: str) -> list[pytest.MarkDecorator]:
     marks = []
     if "psycopg" in text or "temp_database" in text:
         marks.append(pytest.mark.postgis)
-    if "CHROMIUM" in text:
-        # as tests/dashboard does: the browser is a machine prerequisite, known before the
-        # run starts (a run that fails is never turned into a skip)
-        marks.append(
-            pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing")
-        )
     return marks
 
 

@@ -6,16 +6,18 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import playwright.sync_api as playwright  # a dev dependency: missing, collection fails
 import pytest
 
 from tests.support.dashboard import CHROMIUM, CHROMIUM_ARGS, Service, Watched, demo_lines
 
-if not os.path.exists(CHROMIUM):
-    pytest.skip(
-        f"{CHROMIUM} is missing (scripts/setup.sh installs Debian's chromium)",
-        allow_module_level=True,
-    )
-playwright = pytest.importorskip("playwright.sync_api")
+
+@pytest.fixture(autouse=True)
+def _browser_present() -> None:
+    """The browser is a prerequisite of these tests: without it each fails saying so,
+    never a silent skip (scripts/setup.sh installs Debian's chromium)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing (scripts/setup.sh installs Debian's chromium)")
 
 
 @pytest.fixture(scope="module")

@@ -36,6 +36,7 @@ from vigia.alerts.procedure.seat_holidays import (
     MUNICIPAL_HOLIDAYS,
     NONE_OF_THEIR_OWN,
     MunicipalHoliday,
+    fold_name,
 )
 
 #: Lei 9.784/1999 art. 66 §1º: the term moves to the next working day
@@ -43,11 +44,6 @@ ROLLOVER_BASIS = "Lei 9.784/1999 art. 66 §1º"
 
 #: municipalities the package has as Brazilian subdivisions, by (state, name)
 _MUNICIPAL_SUBDIVS = {("SP", "SAO PAULO"): "São Paulo Capital"}
-
-
-def _fold(text: str) -> str:
-    table = str.maketrans("ÁÀÂÃÉÊÍÓÔÕÚÇáàâãéêíóôõúç", "AAAAEEIOOOUCaaaaeeiooouc")
-    return " ".join(text.translate(table).upper().split())
 
 
 #: the subdivisions the package knows for Brazil: states by code, and municipalities
@@ -71,7 +67,7 @@ def _closed_days(
 ) -> frozenset[dt.date]:
     days: set[dt.date] = set(_calendar(state, year, "public"))
     days.update(_optional(state, year, closed))
-    key = (state or "", _fold(municipality or ""))
+    key = (state or "", fold_name(municipality or ""))
     subdiv = _MUNICIPAL_SUBDIVS.get(key)
     if subdiv is not None:
         days.update(_calendar(subdiv, year, "public"))
@@ -86,7 +82,7 @@ def _short_days(state: str | None, year: int, short: frozenset[str]) -> frozense
 
 def has_municipal_calendar(state: str | None, municipality: str | None) -> bool:
     """Whether the seat city's own holidays are known (package or cited table)."""
-    key = (state or "", _fold(municipality or ""))
+    key = (state or "", fold_name(municipality or ""))
     return key in _MUNICIPAL_SUBDIVS or key in MUNICIPAL_HOLIDAYS or key in NONE_OF_THEIR_OWN
 
 
@@ -113,7 +109,7 @@ def calendar_note(state: str | None, municipality: str | None) -> str | None:
 
 
 def _doubtful(state: str | None, municipality: str | None) -> tuple[MunicipalHoliday, ...]:
-    key = (state or "", _fold(municipality or ""))
+    key = (state or "", fold_name(municipality or ""))
     return tuple(h for h in MUNICIPAL_HOLIDAYS.get(key, ()) if not h.confirmed)
 
 

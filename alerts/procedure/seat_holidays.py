@@ -52,7 +52,9 @@ class MunicipalHoliday:
     confirmed: bool = True
 
 
-def _fold(text: str) -> str:
+def fold_name(text: str) -> str:
+    """A place name as the tables key it: accents dropped, upper case, single spaces
+    (the calendars, the municipal holidays and the seats' legal time all look up by it)."""
     plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return " ".join(plain.upper().split())
 
@@ -61,7 +63,7 @@ def _load() -> dict[tuple[str, str], tuple[MunicipalHoliday, ...]]:
     text = resources.files("vigia.alerts.procedure").joinpath(_CSV).read_text("utf-8")
     out: dict[tuple[str, str], list[MunicipalHoliday]] = {}
     for row in csv.DictReader(io.StringIO(text)):
-        key = (row["state"], _fold(row["municipality"]))
+        key = (row["state"], fold_name(row["municipality"]))
         day = MunicipalHoliday(
             int(row["month"]),
             int(row["day"]),

@@ -21,12 +21,12 @@ UTC-3 since 2008.
 from __future__ import annotations
 
 import datetime as dt
-import unicodedata
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from vigia.alerts.procedure.register import office_named
+from vigia.alerts.procedure.seat_holidays import fold_name
 
 #: the zone of each state's seats (tz database ``zone1970.tab`` and ``southamerica``)
 STATE_ZONES: dict[str, str] = {
@@ -83,17 +83,12 @@ MUNICIPAL_ZONES: dict[tuple[str, str], str] = {
 BRASILIA = "America/Sao_Paulo"
 
 
-def _fold(text: str) -> str:
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return " ".join(plain.upper().split())
-
-
 @lru_cache(maxsize=128)
 def seat_zone(state: str | None, municipality: str | None) -> ZoneInfo | None:
     """The IANA zone of a seat, or None when its state is not known."""
     if not state or state not in STATE_ZONES:
         return None
-    name = MUNICIPAL_ZONES.get((state, _fold(municipality or "")), STATE_ZONES[state])
+    name = MUNICIPAL_ZONES.get((state, fold_name(municipality or "")), STATE_ZONES[state])
     return ZoneInfo(name)
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -14,7 +12,14 @@ from pathlib import Path
 import nats
 import pytest
 
-from tests.support.bus_rig import DEMO, WorkerProc, stored_positions, wait_drained, worker_env
+from tests.support.bus_rig import (
+    DEMO,
+    WorkerProc,
+    ingest_files,
+    stored_positions,
+    wait_drained,
+    worker_env,
+)
 from vigia.alerts.lead import Lead
 from vigia.ingest.decoder import Ingestor
 from vigia.ingest.sources import FileSource
@@ -106,12 +111,7 @@ def test_two_workers_raise_the_same_leads_as_one_process(
     env = worker_env(fresh_pg_url, bus)
     workers = [WorkerProc(env, f"w{i}", tmp_path) for i in range(2)]
     try:
-        ingest = subprocess.run(
-            [sys.executable, "-m", "vigia.service.cli", "ingest", "--bus", "--port", "0",
-             "--log-level", "warning", *map(str, files)],
-            env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert ingest.returncode == 0, ingest.stderr
+        ingest_files(env, *files)
         wait_drained(bus, 120)
         # every process kind reports on its own port
         # the stream may drain before the second worker's membership round has handed

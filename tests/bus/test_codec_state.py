@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import pickle
 import zlib
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from tests.support.bus_rig import batches, demo_records, reference_leads
 from vigia.alerts.eras import MAX_ERAS
 from vigia.alerts.gaps.coverage import heard
+from vigia.alerts.identity.history import HistoryOut
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Position, StaticData
 from vigia.ingest.registry import VesselRegistry
@@ -99,6 +101,39 @@ def test_a_pipeline_restored_mid_capture_raises_the_same_leads() -> None:
     for lead in live.open_leads():
         got[lead.id] = lead
     assert {k: v.to_json() for k, v in got.items()} == {k: v.to_json() for k, v in want.items()}
+
+
+def test_the_outbox_travels_with_the_state_and_an_older_state_still_loads() -> None:
+    chunks = batches(demo_records(), 50)
+    want = reference_leads(chunks, route_them=False)
+    live = _pipeline()
+    index = live.index
+    for batch in chunks:
+        for r in batch:
+            if type(r) is StaticData:
+                live.registry.update(r)
+        live.process(batch)
+    owed = list(want.values())[:3]
+    vessels = [v for m in sorted({x.mmsi for x in owed}) if (v := live.registry.get(m))]
+    assert len(owed) == 3 and vessels
+    box = bus_state.Outbox(vessels, HistoryOut(), owed)
+    back = bus_state.load(bus_state.dump(bus_state.PartitionState(live, 9, box)), lambda k: index)
+    assert back.seq == 9
+    assert [x.to_json() for x in back.outbox.leads] == [x.to_json() for x in owed]
+    assert back.outbox.vessels == vessels and not back.outbox.history
+    # a state written before the outbox existed: the pipeline alone, under VGS1
+    header = json.dumps({"zones": bus_state.zone_key(index.zones), "seq": 4}).encode()
+    buf = io.BytesIO()
+    bus_state._Pickler(buf, index).dump(live)
+    old = b"VGS1" + len(header).to_bytes(4, "big") + header + zlib.compress(buf.getvalue())
+    back = bus_state.load(old, lambda k: index)
+    assert back.seq == 4 and not back.outbox
+    # an outbox of something else is refused whole
+    buf = io.BytesIO()
+    bus_state._Pickler(buf, index).dump((live, ([], HistoryOut(), ["not a lead"])))
+    bad = b"VGS2" + len(header).to_bytes(4, "big") + header + zlib.compress(buf.getvalue())
+    with pytest.raises(bus_state.StateError, match="outbox"):
+        bus_state.load(bad, lambda k: index)
 
 
 def test_a_forged_state_cannot_run_code() -> None:

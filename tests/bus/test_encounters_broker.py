@@ -61,8 +61,11 @@ async def _pair_backlog(bus: BusSettings) -> int:
     names = Subjects(bus.prefix)
     nc = await nats.connect(bus.url)
     try:
-        info = await nc.jetstream().consumer_info(names.stream, f"{bus.prefix}-pair")
-        return int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+        # the stage's consumer is named for its claim of the state (pairing.py)
+        infos = await nc.jetstream().consumers_info(names.stream)
+        mine = [c for c in infos if (c.name or "").startswith(f"{bus.prefix}-pair-e")]
+        assert len(mine) == 1, [c.name for c in infos]
+        return int(mine[0].num_pending or 0) + int(mine[0].num_ack_pending or 0)
     finally:
         await nc.close()
 

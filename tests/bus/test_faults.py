@@ -132,6 +132,33 @@ def test_worker_killed_with_sigkill_mid_stream_then_restarted(
     _run(load, fresh_pg_url, bus, tmp_path, ["w0", "w1"], hooks)
 
 
+def test_worker_paused_past_its_lease_then_resumed(
+    load: list[list[object]], fresh_pg_url: str, bus: BusSettings, tmp_path: Path
+) -> None:
+    """A worker frozen mid-batch (SIGSTOP) for three lease lifetimes while traffic flows:
+    the other takes its partitions; when it wakes it still holds fetched, uncommitted
+    work and a checkpoint in flight. Nothing of it may reach the store or the bus."""
+    pending: list[asyncio.Task[None]] = []
+
+    def hooks(f: Fleet) -> dict[int, Hook]:
+        async def freeze() -> None:
+            frozen = f.live["w0"]
+            frozen.pause()
+
+            async def thaw() -> None:
+                await asyncio.sleep(3 * bus.lease_ttl_s + 2)
+                frozen.resume()
+
+            pending.append(asyncio.create_task(thaw()))
+
+        async def wait_thawed() -> None:
+            await asyncio.gather(*pending)
+
+        return {len(load) // 3: freeze, len(load) - 1: wait_thawed}
+
+    _run(load, fresh_pg_url, bus, tmp_path, ["w0", "w1"], hooks)
+
+
 def test_broker_restart_mid_stream(
     load: list[list[object]],
     fresh_pg_url: str,

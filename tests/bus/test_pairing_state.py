@@ -4,6 +4,7 @@ never run."""
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import struct
@@ -49,10 +50,13 @@ def test_a_watch_written_mid_meeting_carries_on_to_the_same_leads() -> None:
     first = EncounterWatch(index)
     first.register = AuthorisedRegister([Authorisation(mmsi=1, zone_id="x")])
     got = feed(first, recs[:half])
-    blob = dump(first, 41)
+    owed = first.open_leads()
+    assert owed  # mid-meeting: the commit owes the store the open meeting
+    blob = dump(first, 41, owed)
     assert len(first.register) == 1  # the register stays with its owner, not the blob
-    back, seq = load(blob, index)
+    back, seq, outbox = load(blob, index)
     assert seq == 41 and back.index is index and len(back.register) == 0
+    assert [x.to_json() for x in outbox] == [x.to_json() for x in owed]
     got += feed(back, recs[half:]) + [x.id for x in back.expire(0.0, final=True)]
     assert got == want
 
@@ -66,3 +70,19 @@ def test_a_forged_state_is_refused_not_run() -> None:
         load(blob, index)
     with pytest.raises(bus_state.StateError):
         load(b"not a state", index)
+    # a well-formed blob whose outbox is not leads is refused too, not half-loaded
+    buf = io.BytesIO()
+    bus_state._Pickler(buf, index).dump((EncounterWatch(index), ["a string, not a lead"]))
+    bad = b"VGP2" + struct.pack(">I", len(header)) + header + zlib.compress(buf.getvalue())
+    with pytest.raises(bus_state.StateError, match="outbox"):
+        load(bad, index)
+
+
+def test_a_state_written_before_the_outbox_still_loads() -> None:
+    index = ZoneIndex(load_zones([bundled_zones_dir()]))
+    buf = io.BytesIO()
+    bus_state._Pickler(buf, index).dump(EncounterWatch(index))
+    header = b'{"seq": 7}'
+    old = b"VGP1" + struct.pack(">I", len(header)) + header + zlib.compress(buf.getvalue())
+    watch, seq, outbox = load(old, index)
+    assert isinstance(watch, EncounterWatch) and seq == 7 and outbox == []

@@ -123,6 +123,13 @@ class WorkerProc:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
 
+    def pause(self) -> None:
+        """SIGSTOP: the process stalls mid-work, as in a long GC or a frozen VM."""
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.proc.send_signal(signal.SIGCONT)
+
     def stop(self, timeout: float = 75.0) -> None:
         """SIGTERM and wait for the hand-over; a worker that hangs fails the test with
         its stacks (SIGUSR1) in the message."""
@@ -259,14 +266,14 @@ async def backlog(bus: BusSettings) -> int:
     js = nc.jetstream()
     total = 0
     try:
+        consumers = await js.consumers_info(names.stream)
         for p in range(bus.partitions):
-            try:
-                info = await js.consumer_info(names.stream, names.durable(p))
-            except nats.js.errors.NotFoundError:
+            mine = [c for c in consumers if names.is_durable_of(c.name or "", p)]
+            if not mine:
                 stream = await js.stream_info(names.stream)
                 total += 1 if stream.state.messages else 0  # never consumed yet
                 continue
-            total += int(info.num_pending or 0) + int(info.num_ack_pending or 0)
+            total += sum(int(c.num_pending or 0) + int(c.num_ack_pending or 0) for c in mine)
     finally:
         await nc.close()
     return total

@@ -52,8 +52,17 @@ class Subjects:
     def leads_all(self) -> str:
         return f"{self.prefix}.lead.>"
 
-    def durable(self, partition: int) -> str:
-        return f"{self.prefix}-p{partition}"
+    def durable(self, partition: int, epoch: int) -> str:
+        """The partition's consumer for one holder: named by the state revision the
+        holder claimed, so a previous holder's pending fetches (bound by name) reach a
+        deleted consumer instead of taking messages from the new one."""
+        return f"{self.prefix}-p{partition}-e{epoch}"
+
+    def is_durable_of(self, name: str, partition: int) -> bool:
+        """Whether ``name`` is one of the partition's consumers, of any holder (the
+        bare name is how they were named before holders had epochs)."""
+        bare = f"{self.prefix}-p{partition}"
+        return name == bare or name.startswith(bare + "-e")
 
     @property
     def state_bucket(self) -> str:

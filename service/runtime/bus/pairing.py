@@ -9,12 +9,15 @@ evaluation workers leave both rules to it. Its cost is the watch's: two fixes ke
 vessel and 10-minute interval, and the slow vessels of a slot paired through H3 cells.
 
 The checkpoint follows the partitions' order (partition.py), so the outcome is exactly
-once under at-least-once delivery: leads to the store (stable ids: an upsert twice
-changes nothing), leads on the lead subjects (one message id per lead version), the
-watch and the stream sequence it covers to the state bucket (key ``pairing``, on the
+once under at-least-once delivery: the watch, the stream sequence it covers and the
+leads this checkpoint owes (its outbox) to the state bucket (key ``pairing``, on the
 revision this process last wrote: a second stage running at once loses that race and
-stops), then the acknowledgements. A kill before the commit replays from the last state:
-same records, same leads.
+stops, having written nothing), then those leads to the store (stable ids: an upsert
+twice changes nothing) and on the lead subjects (one message id per lead version), then
+the acknowledgements. A stage that starts writes the state back on its revision before
+it reads, so an older stage still running is refused at its next commit, and writes the
+outbox it found (its writer may have died before finishing). A kill before the commit
+replays from the last state: same records, same leads.
 """
 
 from __future__ import annotations
@@ -43,13 +46,14 @@ from vigia.service.db.protocol import Repository
 from vigia.service.runtime.bus import state as bus_state
 from vigia.service.runtime.bus.codec import Subjects, decode
 from vigia.service.runtime.bus.partition import lead_msg_id
-from vigia.service.runtime.bus.publisher import connect, ensure_streams
+from vigia.service.runtime.bus.publisher import connect, consumer_names, ensure_streams
 from vigia.service.settings import BusSettings
 from vigia.zones.evaluate import ZoneIndex
 
 log = logging.getLogger("vigia.bus.pairing")
 KEY = "pairing"
-_MAGIC = b"VGP1"
+_MAGIC = b"VGP2"
+_MAGIC_V1 = b"VGP1"  # the watch alone, as written before the outbox (read, never written)
 _FETCH = 64
 _LIVE_LAG_S = 300.0
 _ZONE_CHECK_S = 15.0
@@ -59,34 +63,38 @@ class StageLost(Exception):
     """Another pairing stage committed meanwhile: this one stops."""
 
 
-def dump(watch: EncounterWatch, seq: int) -> bytes:
-    """The watch and its stream sequence as bytes (the zone index stays out, like a
-    partition's; the register too: the stage reads it from the store)."""
+def dump(watch: EncounterWatch, seq: int, outbox: list[Lead] | None = None) -> bytes:
+    """The watch, its stream sequence and the leads its commit owes as bytes (the zone
+    index stays out, like a partition's; the register too: the stage reads it from the
+    store)."""
     register, watch.register = watch.register, AuthorisedRegister()
     try:
         buf = io.BytesIO()
-        bus_state._Pickler(buf, watch.index).dump(watch)
+        bus_state._Pickler(buf, watch.index).dump((watch, list(outbox or [])))
     finally:
         watch.register = register
     header = json.dumps({"seq": seq}).encode()
     return _MAGIC + struct.pack(">I", len(header)) + header + zlib.compress(buf.getvalue(), 1)
 
 
-def load(blob: bytes, index: ZoneIndex) -> tuple[EncounterWatch, int]:
+def load(blob: bytes, index: ZoneIndex) -> tuple[EncounterWatch, int, list[Lead]]:
     """A state written by :func:`dump`, on the current zones (restricted unpickling)."""
-    if not blob.startswith(_MAGIC):
+    if not blob.startswith((_MAGIC, _MAGIC_V1)):
         raise bus_state.StateError("not a pairing state")
     try:
         (n,) = struct.unpack(">I", blob[4:8])
         seq = json.loads(blob[8 : 8 + n])["seq"]
         raw = zlib.decompress(blob[8 + n :])
-        watch = bus_state._Unpickler(io.BytesIO(raw), index).load()
+        got = bus_state._Unpickler(io.BytesIO(raw), index).load()
+        watch, outbox = (got, []) if blob.startswith(_MAGIC_V1) else got
     except Exception as exc:  # corrupt in many ways; all mean unusable
         raise bus_state.StateError(f"unreadable pairing state: {exc}") from exc
     if not isinstance(watch, EncounterWatch) or type(seq) is not int:
         raise bus_state.StateError("state holds no encounter watch")
+    if not isinstance(outbox, list) or not all(isinstance(x, Lead) for x in outbox):
+        raise bus_state.StateError("state holds a malformed outbox")
     watch.index = index
-    return watch, seq
+    return watch, seq, outbox
 
 
 class PairingStage:
@@ -147,15 +155,15 @@ class PairingStage:
         js = nc.jetstream()
         await ensure_streams(js, self._settings)
         kv = await self._bucket(js)
-        try:
-            entry = await kv.get(KEY)
-            self._watch, self._seq = load(entry.value or b"", self._index)
-            self._rev = entry.revision
-        except nats.js.errors.KeyNotFoundError:
-            self._watch = EncounterWatch(self._index, lateness_s=self._lateness_s)
-        stream, durable = self._names.stream, f"{self._settings.prefix}-pair"
-        with contextlib.suppress(nats.js.errors.NotFoundError):
-            await js.delete_consumer(stream, durable)
+        outbox = await self._claim(kv)
+        # named by the claimed revision, the earlier stages' consumers deleted: an older
+        # stage still fetching gets errors, never this stage's messages
+        stream, bare = self._names.stream, f"{self._settings.prefix}-pair"
+        durable = f"{bare}-e{self._rev}"
+        for name in await consumer_names(js, stream):
+            if name == bare or name.startswith(bare + "-e"):
+                with contextlib.suppress(nats.js.errors.NotFoundError):
+                    await js.delete_consumer(stream, name)
         await js.add_consumer(
             stream,
             ConsumerConfig(
@@ -168,6 +176,7 @@ class PairingStage:
         sub = await js.pull_subscribe_bind(durable, stream)
         last_cp = last_zones = time.monotonic()
         try:
+            await self._flush(js, outbox)
             while not self._stop.is_set():
                 await self._fetch(sub)
                 if time.monotonic() - last_zones >= _ZONE_CHECK_S:
@@ -183,6 +192,24 @@ class PairingStage:
             with contextlib.suppress(Exception):
                 await nc.close()
             self._connected = False
+
+    async def _claim(self, kv: KeyValue) -> list[Lead]:
+        """Load the committed state and write it back on its revision, so an older stage
+        still running has its next commit refused; the outbox it owed is returned."""
+        assert self._index is not None
+        try:
+            entry = await kv.get(KEY)
+        except nats.js.errors.KeyNotFoundError:
+            self._watch = EncounterWatch(self._index, lateness_s=self._lateness_s)
+            self._rev = await kv.create(KEY, dump(self._watch, 0))
+            return []
+        self._watch, self._seq, outbox = load(entry.value or b"", self._index)
+        try:
+            self._rev = await kv.update(KEY, entry.value or b"", last=entry.revision)
+        except nats.js.errors.KeyWrongLastSequenceError as exc:
+            self._stop.set()
+            raise StageLost("another pairing stage committed while this one started") from exc
+        return outbox
 
     async def _bucket(self, js: Any) -> KeyValue:
         try:
@@ -253,14 +280,8 @@ class PairingStage:
         self._add([x for x in still_open if self._stored.get(x.id) != x])
         self._stored = {i: x for i, x in self._stored.items() if i in {x.id for x in still_open}}
         leads = list(self._leads.values())
-        await self._retry(lambda: asyncio.to_thread(self._repo.upsert_leads, leads))
-        for lead in leads:
-            await self._retry(functools.partial(self._publish, js, lead))
         self._leads = {}
-        for lead in leads:
-            if lead.ended_at is None and "superseded_by" not in lead.details:
-                self._stored[lead.id] = lead
-        blob = dump(w, self._seq)
+        blob = dump(w, self._seq, leads)
         try:
             if self._rev is None:
                 self._rev = await kv.create(KEY, blob)
@@ -272,6 +293,7 @@ class PairingStage:
             raise StageLost("another pairing stage committed") from exc
         self.counters["checkpoints"] += 1
         self.counters["state_bytes"] = len(blob)
+        await self._flush(js, leads)
         msgs, self._unacked = self._unacked, []
         for m in msgs:
             try:
@@ -279,6 +301,17 @@ class PairingStage:
             except Exception:  # redelivered later and skipped by its sequence
                 self.counters["ack_errors"] += 1
         self._dirty = False
+
+    async def _flush(self, js: Any, leads: list[Lead]) -> None:
+        """A commit's outbox: to the store, then on the lead subjects."""
+        if not leads:
+            return
+        await self._retry(lambda: asyncio.to_thread(self._repo.upsert_leads, leads))
+        for lead in leads:
+            await self._retry(functools.partial(self._publish, js, lead))
+        for lead in leads:
+            if lead.ended_at is None and "superseded_by" not in lead.details:
+                self._stored[lead.id] = lead
 
     async def _publish(self, js: Any, lead: Lead) -> None:
         status = "open" if lead.ended_at is None else "closed"

@@ -1,20 +1,29 @@
 """One partition held by an evaluation worker: consume, judge, store, checkpoint, ack.
 
 The order of a checkpoint is what makes the outcome exactly once under at-least-once
-delivery:
+delivery, and what keeps a worker that has lost the partition from writing anything:
 
-1. positions, vessels and leads go to the store (idempotent: positions are keyed by
-   MMSI and time, lead ids are stable, so writing a batch twice changes nothing);
-2. leads go out on the lead subject (message id per lead version: the broker drops a
+1. positions go to the store (facts of the input, keyed by MMSI and time: writing them
+   twice, or from a worker that is about to lose the partition, changes nothing);
+2. the partition state (pipeline, last stream sequence, and the outbox: the leads,
+   vessels and identity changes this checkpoint owes) replaces the previous one in the
+   KV bucket, on the revision this worker last wrote: that write is the commit, and it
+   fails if another worker has taken the partition meanwhile (a new holder rewrites the
+   state the moment it takes the partition, so a stalled previous holder's commit is
+   refused even before the new holder's first checkpoint);
+3. the outbox goes to the store (lead ids are stable: an upsert twice changes nothing)
+   and its leads to the lead subject (message id per lead version: the broker drops a
    republished copy);
-3. the partition state (pipeline + last stream sequence) replaces the previous one in
-   the KV bucket, on the revision this worker last wrote: that write is the commit, and
-   it fails if another worker has taken the partition meanwhile;
 4. the messages are acknowledged.
 
-A crash before 3 replays the messages from the previous state: same input, same state,
-so the same rows and the same leads. A crash between 3 and 4 redelivers messages the
-state already covers; their sequence says so and they are acknowledged unread.
+A crash before 2 replays the messages from the previous state: same input, same state,
+so the same rows and the same leads. A crash between 2 and 3 leaves the outbox in the
+committed state, and the next holder writes it before anything else. A crash between 3
+and 4 redelivers messages the state already covers; their sequence says so and they are
+acknowledged unread. Leads are never written before their commit: a worker paused past
+its lease (a long GC, a stalled machine) used to store the leads of a state that was
+then refused, and live expiry runs on wall time, so those leads were not the next
+holder's.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import hashlib
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import nats
@@ -38,10 +47,11 @@ from nats.js.kv import KeyValue
 from vigia.alerts.handover import closed_by_edit as close_for_edit
 from vigia.alerts.identity.history import HistoryOut
 from vigia.alerts.lead import Lead
-from vigia.ingest.records import Position, StaticData, VesselInfo
+from vigia.ingest.records import Position, StaticData
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.bus import state as bus_state
 from vigia.service.runtime.bus.codec import Subjects, decode
+from vigia.service.runtime.bus.publisher import consumer_names
 from vigia.service.settings import BusSettings
 from vigia.zones.evaluate import ZoneIndex
 
@@ -104,6 +114,7 @@ class HeldPartition:
         self._dirty = False
         self._wall: float | None = None
         self._sub: Any = None
+        self._durable = ""
         self.lag = 0
         self.stopping = False
         # a zone edit: the worker sets the new index, this partition switches between
@@ -128,9 +139,15 @@ class HeldPartition:
         again, in order, before anything newer (waiting out their ack timeout instead
         would let newer ones through first and break the vessel's order).
         """
-        stream, durable = self._names.stream, self._names.durable(self.partition)
-        with contextlib.suppress(nats.js.errors.NotFoundError):
-            await self._js.delete_consumer(stream, durable)
+        stream = self._names.stream
+        durable = self._names.durable(self.partition, self._rev or 0)
+        # every earlier holder's consumer goes: one still fetching (paused past its
+        # lease) then gets errors, never messages this holder's state must see
+        for name in await consumer_names(self._js, stream):
+            if self._names.is_durable_of(name, self.partition):
+                with contextlib.suppress(nats.js.errors.NotFoundError):
+                    await self._js.delete_consumer(stream, name)
+        self._durable = durable
         await self._js.add_consumer(
             stream,
             ConsumerConfig(
@@ -157,6 +174,9 @@ class HeldPartition:
         """Consume until told to stop; checkpoint on the interval and before leaving."""
         last_cp = time.monotonic()
         try:
+            # the previous holder's last commit may owe the store its outbox still; here,
+            # in the partition's own task, so a store that is away stalls only this one
+            await self.flush_outbox()
             while not self.stopping:
                 if self.next_index is not None:
                     index, self.next_index = self.next_index, None
@@ -172,6 +192,10 @@ class HeldPartition:
             await self.unsubscribe()
 
     async def _fetch_and_process(self) -> None:
+        if self._sub is None:
+            # unsubscribed under this task (the lease was lost while a fetch ignored its
+            # cancellation): nothing read from here on could be committed
+            raise PartitionLost(self.partition)
         wait = min(1.0, self._settings.checkpoint_s)
         fetch = asyncio.ensure_future(self._sub.fetch(_FETCH, timeout=wait))
         # a fetch has been seen to outlive its own timeout (and ignore cancellation):
@@ -182,9 +206,7 @@ class HeldPartition:
             self._counters["fetch_stuck"] += 1
             log.warning("fetch on p%d stuck; rebinding", self.partition)
             await self.unsubscribe()
-            self._sub = await self._js.pull_subscribe_bind(
-                self._names.durable(self.partition), self._names.stream
-            )
+            self._sub = await self._js.pull_subscribe_bind(self._durable, self._names.stream)
             return
         try:
             msgs = fetch.result()
@@ -257,7 +279,8 @@ class HeldPartition:
     # -- checkpoint ----------------------------------------------------------------------
 
     async def checkpoint(self) -> None:
-        """Store, publish, commit the state, acknowledge (see the module docstring)."""
+        """Store positions, commit the state with its outbox, write the outbox, ack (see
+        the module docstring)."""
         if not self._unacked and not self._dirty:
             return
         if self._dirty:
@@ -275,18 +298,15 @@ class HeldPartition:
         self._leads = {}
         registry = self.state.pipeline.registry
         vessels = [v for m in sorted(vessel_ids) if (v := registry.get(m)) is not None]
-        await self._retry("store", lambda: self._write(positions, (vessels, history), leads))
-        self._counters["positions_written"] += len(positions)
-        self._counters["lead_writes"] += len(leads)
-        for lead in leads:
-            await self._retry("lead publish", functools.partial(self._publish_lead, lead))
-        for lead in leads:
-            if lead.ended_at is None:
-                self._stored[lead.id] = lead
+        if positions:
+            await self._retry("store", lambda: self._write(positions=positions))
+            self._counters["positions_written"] += len(positions)
+        self.state.outbox = bus_state.Outbox(vessels, history, leads)
         blob = bus_state.dump(self.state)
         await self._retry("state", lambda: self._commit(blob))
         self._counters["checkpoints"] += 1
         self._counters["state_bytes"] = len(blob)
+        await self.flush_outbox()
         now = time.time()
         self.latencies.extend(now - w for w in self._walls)  # read -> lead stored
         self._walls = []
@@ -298,21 +318,31 @@ class HeldPartition:
                 self._counters["ack_errors"] += 1
         self._dirty = False
 
-    async def _write(
-        self,
-        positions: list[Position],
-        static: tuple[list[VesselInfo], HistoryOut],
-        leads: list[Lead],
-    ) -> None:
-        vessels, history = static
+    async def flush_outbox(self) -> None:
+        """Write and publish the committed state's outbox: after each commit, and by a
+        new holder before it reads a message (its writer may have died halfway)."""
+        box = self.state.outbox
+        if not box:
+            return
+        await self._retry("store", lambda: self._write(outbox=box))
+        self._counters["lead_writes"] += len(box.leads)
+        for lead in box.leads:
+            await self._retry("lead publish", functools.partial(self._publish_lead, lead))
+        for lead in box.leads:
+            if lead.ended_at is None:
+                self._stored[lead.id] = lead
+        self.state.outbox = bus_state.Outbox()
 
+    async def _write(
+        self, *, positions: Sequence[Position] = (), outbox: bus_state.Outbox | None = None
+    ) -> None:
         def work() -> None:
             if positions:
                 self._repo.add_positions(positions)
-            if vessels or history:
-                self._repo.upsert_vessels(vessels, history)
-            if leads:
-                self._repo.upsert_leads(leads)
+            if outbox is not None and (outbox.vessels or outbox.history):
+                self._repo.upsert_vessels(outbox.vessels, outbox.history)
+            if outbox is not None and outbox.leads:
+                self._repo.upsert_leads(outbox.leads)
 
         try:
             await asyncio.to_thread(work)

@@ -54,6 +54,16 @@ async def connect(settings: BusSettings, name: str, **kw: Any) -> NATS:
     )
 
 
+async def consumer_names(js: JetStreamContext, stream: str) -> list[str]:
+    """Every consumer's name on ``stream`` (the server lists at most 256 per call)."""
+    names: list[str] = []
+    while True:
+        page = await js.consumers_info(stream, offset=len(names) or None)
+        names += [c.name or "" for c in page]
+        if len(page) < 256:
+            return names
+
+
 async def ensure_streams(js: JetStreamContext, settings: BusSettings) -> None:
     """Create the record and lead streams if missing (an existing one is left as is)."""
     names = Subjects(settings.prefix)

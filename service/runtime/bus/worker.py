@@ -10,7 +10,8 @@ Who holds what is settled through two JetStream key-value buckets with a TTL:
   the lease; a killed one's lease lapses after the TTL.
 
 A partition's state is in a third bucket, so the next holder carries on with the same
-open episodes (see partition.py for the commit order that makes that exact).
+open episodes (see partition.py for the commit order that makes that exact, and claim.py
+for how a new holder fences off one that has not noticed it lost the lease).
 """
 
 from __future__ import annotations
@@ -29,18 +30,15 @@ from nats.js.api import KeyValueConfig, StorageType
 from nats.js.kv import KeyValue
 
 from vigia.alerts.episodes import EpisodeConfig
-from vigia.alerts.lead import Lead
-from vigia.alerts.pipeline import LeadPipeline
-from vigia.ingest.registry import VesselRegistry
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime import state_vessels
 from vigia.service.runtime.bus import state as bus_state
+from vigia.service.runtime.bus.claim import StateBucket
 from vigia.service.runtime.bus.codec import Subjects
 from vigia.service.runtime.bus.partition import HeldPartition, PartitionLost
 from vigia.service.runtime.bus.publisher import connect, ensure_streams
 from vigia.service.settings import BusSettings
 from vigia.zones.evaluate import ZoneIndex
-from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.bus.worker")
 _ALL_ZONES = 1_000_000
@@ -50,7 +48,7 @@ _COUNTERS = (
     "messages", "records", "records_rejected", "redeliveries", "messages_skipped_done",
     "positions_written", "lead_writes", "checkpoints", "fetch_errors", "store_retries",
     "state_retries", "lead_publish_retries", "ack_errors", "leases_lost", "commits_refused",
-    "partitions_taken", "partitions_released", "states_discarded", "states_rebuilt",
+    "claims_raced", "partitions_taken", "partitions_released", "states_discarded", "states_rebuilt",
     "zone_reloads", "fetch_stuck",
 )  # fmt: skip
 
@@ -162,6 +160,7 @@ class EvalWorker:
         ttl = self._settings.lease_ttl_s
         self._js = js
         self._state_kv = await self._bucket(js, self._names.state_bucket, None)
+        self._states = StateBucket(self._state_kv, self._repo, self._config, self.counters)
         self._lease_kv = await self._bucket(js, self._names.lease_bucket, ttl)
         self._member_kv = await self._bucket(js, self._names.member_bucket, ttl)
         try:
@@ -262,7 +261,13 @@ class EvalWorker:
             rev = await self._lease_kv.create(f"p{p}", self.name.encode())
         except nats.js.errors.KeyWrongLastSequenceError:
             return  # still held by its previous owner; it will let go or lapse
-        state, state_rev, cut = await self._load_state(p)
+        assert self._index is not None
+        claimed = await self._states.claim(p, self._index)
+        if claimed is None:
+            with contextlib.suppress(Exception):
+                await self._lease_kv.delete(f"p{p}")
+            return
+        state, state_rev, cut = claimed.state, claimed.rev, claimed.cut
         await self._state_vessels.refresh((), now=True)
         state.pipeline.state_vessels = self._state_vessels.register
         state.pipeline.encounters = None  # paired across partitions by bus/pairing.py
@@ -334,45 +339,6 @@ class EvalWorker:
     def _load_zones(self) -> None:
         zones, _ = self._repo.list_zones(None, None, _ALL_ZONES, 0)
         self._index = ZoneIndex(list(zones))
-
-    def _index_for(self, key: bus_state.ZoneKey) -> ZoneIndex:
-        assert self._index is not None
-        if key == bus_state.zone_key(self._index.zones):
-            return self._index
-        zones: list[Zone] = []
-        for zid, version in key:
-            z = self._repo.get_zone(zid, version)
-            if z is None:
-                raise bus_state.StateError(f"zone {zid} v{version} is not in the store")
-            zones.append(z)
-        return ZoneIndex(zones)
-
-    async def _load_state(self, p: int) -> tuple[bus_state.PartitionState, int | None, list[Lead]]:
-        """The committed state (or a fresh one), its revision, and the leads a zone edit
-        since that commit has cut short."""
-        assert self._index is not None
-        try:
-            entry = await self._state_kv.get(f"p{p}")
-        except nats.js.errors.KeyNotFoundError:
-            fresh = LeadPipeline(self._index, VesselRegistry(), self._config)
-            return bus_state.PartitionState(fresh), None, []
-        blob = entry.value or b""
-        try:
-            state = await asyncio.to_thread(bus_state.load, blob, self._index_for)
-        except bus_state.StateError:
-            # unusable state: start empty rather than stall the partition; open
-            # episodes restart with the next fixes (counted, logged loudly)
-            log.exception("state of p%d unusable; starting it empty", p)
-            self.counters["states_discarded"] += 1
-            fresh = LeadPipeline(self._index, VesselRegistry(), self._config)
-            return bus_state.PartitionState(fresh, 0), entry.revision, []
-        held: list[Lead] = []
-        if state.pipeline.index is not self._index:
-            # built against older zones: carry over onto the current ones (zone edit)
-            state.pipeline, held = state.pipeline.rebuild(self._index)
-            self.counters["states_rebuilt"] += 1
-            log.info("p%d state rebuilt on current zones (%d leads held)", p, len(held))
-        return state, entry.revision, held
 
     async def _on_disconnect(self) -> None:
         self._connected = False

@@ -53,7 +53,9 @@ def _move(
     form.locator("button[type=submit]").click()
     deadline = time.monotonic() + 10
     while service.get(f"/leads/{lead_id}")["status"] != to:
-        msg = form.locator(".msg").inner_text() if form.count() else ""
+        # all_inner_texts does not wait: the detail is redrawn by the lead's own event,
+        # and a closed lead has no form at all, so a waiting read could hang for 30 s
+        msg = " ".join(form.locator(".msg").all_inner_texts())
         assert time.monotonic() < deadline, f"no move to {to}: {msg}"
         time.sleep(0.1)
     # the previous move's confirmation stays up for 15 s, so it proves nothing about this

@@ -50,6 +50,15 @@ class ConflictError(RequestInvalidError):
 
     code = "conflict"
 
+    def __init__(
+        self, message: str, *, reason: str | None = None, facts: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        #: why, as a stable code with the figures it names (``lead-budget-exceeded``), so a
+        #: client says the refusal in its user's language rather than the English detail
+        self.reason = reason
+        self.facts = facts or {}
+
 
 class PreconditionFailedError(VigiaError):
     """An ``If-Match`` naming a version of a lead that is no longer the stored one."""

@@ -20,7 +20,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from vigia.alerts.procedure.workflow import ProcedureConflictError, ProcedureDataError
 from vigia.ingest.errors import VigiaError
-from vigia.service.errors import StoreUnavailableError, TooManyRequestsError, status_for
+from vigia.service.errors import (
+    ConflictError,
+    StoreUnavailableError,
+    TooManyRequestsError,
+    status_for,
+)
 from vigia.zones.model import ZoneError
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -151,6 +156,9 @@ async def _vigia_error(request: Request, exc: Exception) -> JSONResponse:
         extra["field"] = exc.field  # the body member at fault, for a client's own words
     if isinstance(exc, ProcedureDataError) and exc.reason:
         extra["reason"] = exc.reason  # why, as a code with its figures: said in words
+        extra["facts"] = exc.facts
+    if isinstance(exc, ConflictError) and exc.reason:
+        extra["reason"] = exc.reason  # a refusal of the state, as a code with its figures
         extra["facts"] = exc.facts
     return error_problem(exc, request.url.path, detail, **extra)
 

@@ -131,25 +131,54 @@ def publish(
     store = DraftStore(repo.engine)
     draft = store.get(draft_id)
     if draft["state"] != "draft":
-        raise ConflictError(f"draft {draft_id} is {draft['state']}")
+        raise ConflictError(
+            f"draft {draft_id} is {draft['state']}",
+            reason="draft-closed",
+            facts={"state": str(draft["state"])},
+        )
     report = draft["backtest"]
     if report is None:
-        raise ConflictError(f"draft {draft_id} has not been tried as it stands: backtest it first")
+        raise ConflictError(
+            f"draft {draft_id} has not been tried as it stands: backtest it first",
+            reason="draft-untried",
+        )
     zones = parse_feature_collection(draft["features"])
     ids = [z.id for z in zones]
     over = over_budget(report.get("most_in_a_day") or {}, store.budgets(ids))
     reason = (reason or "").strip() or None
     if over and reason is None:
-        worst = ", ".join(
-            f"{z} ({v['most_in_a_day']} > {v['budget']} a day)" for z, v in over.items()
+        raise ConflictError(
+            f"the backtest exceeds the lead budget of {_over_text(over)}: state a reason",
+            reason="lead-budget-exceeded",
+            facts=_over_facts(over, {z.id: z.name or z.id for z in zones}),
         )
-        raise ConflictError(f"the backtest exceeds the lead budget of {worst}: state a reason")
     stored = repo.put_zones(zones)
     detail = {"zones": ids, "versions": {z.id: z.version for z in stored}, "over_budget": over}
     out = store.close(draft_id, PUBLISHED, by, reason, detail)
     if on_published is not None:
         on_published()
     return out
+
+
+def _over_text(over: dict[str, dict[str, int]]) -> str:
+    return ", ".join(f"{z} ({v['most_in_a_day']} > {v['budget']} a day)" for z, v in over.items())
+
+
+def _over_facts(over: dict[str, dict[str, int]], names: dict[str, str]) -> dict[str, str]:
+    """The figures of a budget refusal, for a client's own words: the zone furthest over
+    its budget (``zone``, ``name``, ``most_in_a_day``, ``budget``), how many zones are
+    over (``count``) and all of them as ``name (most > budget)`` (``zones``)."""
+    zone = max(over, key=lambda z: (over[z]["most_in_a_day"] - over[z]["budget"], z))
+    return {
+        "zone": zone,
+        "name": names.get(zone, zone),
+        "most_in_a_day": str(over[zone]["most_in_a_day"]),
+        "budget": str(over[zone]["budget"]),
+        "count": str(len(over)),
+        "zones": ", ".join(
+            f"{names.get(z, z)} ({v['most_in_a_day']} > {v['budget']})" for z, v in over.items()
+        ),
+    }
 
 
 def drop(repo: SqlRepository, draft_id: int, by: str, reason: str | None) -> dict[str, Any]:

@@ -59,7 +59,14 @@ def test_a_draft_is_tried_then_published_with_a_reason_over_its_budget(api: Api)
     # not live
     assert api.client.get("/collections/zones/items/plat-draft", headers=admin).status_code == 404
     publish = f"/drafts/{draft['id']}/publish"
-    assert api.client.post(publish, json={}, headers=admin).status_code == 409  # untried
+    r = api.client.post(publish, json={}, headers=admin)
+    assert r.status_code == 409 and r.json()["reason"] == "draft-untried"  # untried
+    # drawn as the map draws the zones in force: the platform and its 500 m ring
+    drawn = api.client.get(f"/drafts/{draft['id']}/map", headers=admin)
+    assert drawn.headers["content-type"].startswith("application/geo+json")
+    roles = {(f["properties"]["role"], f["geometry"]["type"]) for f in drawn.json()["features"]}
+    assert roles == {("reference", "Point"), ("band", "Polygon")}
+    assert {f["properties"]["width_m"] for f in drawn.json()["features"]} == {500.0}
     period = {"since": "2025-11-25T00:00:00Z", "until": "2025-11-26T00:00:00Z"}
     r = api.client.post(f"/drafts/{draft['id']}/backtests", json=period, headers=admin)
     assert r.status_code == 202
@@ -81,6 +88,10 @@ def test_a_draft_is_tried_then_published_with_a_reason_over_its_budget(api: Api)
     # 2 leads on its busiest day against a budget of 1: a reason is needed
     r = api.client.post(publish, json={}, headers=admin)
     assert r.status_code == 409 and "budget" in r.json()["detail"]
+    # the refusal as a code with its figures, for the dashboard's own words
+    assert r.json()["reason"] == "lead-budget-exceeded"
+    assert r.json()["facts"] == {"zone": "plat-draft", "name": "P-D", "most_in_a_day": "2",
+                                 "budget": "1", "count": "1", "zones": "P-D (2 > 1)"}  # fmt: skip
     r = api.client.post(publish, json={"reason": "new FPSO, traffic expected"}, headers=admin)
     assert r.status_code == 200, r.text
     assert r.json()["state"] == "published"

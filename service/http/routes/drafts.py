@@ -26,6 +26,7 @@ from vigia.service.db.repository import SqlRepository
 from vigia.service.errors import RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role
 from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.map_layers import zone_bands
 from vigia.service.http.routes.params import GEOJSON_MEDIA_TYPE, GeoJSONResponse, get_settings
 from vigia.service.http.routes.zones import _as_collection, _read_upload, _zones_changed
 from vigia.service.runtime.backtest import instant
@@ -128,6 +129,20 @@ def zone_history(zone_id: Annotated[str, Path(max_length=200)], repo: Repo) -> d
 def get_draft(draft_id: DraftId, repo: Repo) -> dict[str, Any]:
     """The draft, its features, its latest backtest's report and its history."""
     return DraftStore(_sql(repo).engine).get(draft_id)
+
+
+@router.get(
+    "/drafts/{draft_id}/map",
+    summary="A draft's zones with their rule bands, for maps (admin)",
+    response_class=GeoJSONResponse,
+    responses=_doc(200, {"type": "FeatureCollection", "features": []}, GEOJSON_MEDIA_TYPE),
+)
+def draft_map(draft_id: DraftId, repo: Repo) -> GeoJSONResponse:
+    """The draft's zones drawn as ``/map/zones`` draws the zones in force: each one's
+    reference geometry (``role: reference``) and the bands its rules measure."""
+    draft = DraftStore(_sql(repo).engine).get(draft_id)
+    zones = parse_feature_collection(draft["features"])
+    return GeoJSONResponse(zone_bands(zones), media_type=GEOJSON_MEDIA_TYPE)
 
 
 @router.put(

@@ -5,6 +5,7 @@ import { VigiaMap, CLASS_COLOURS, ZONE_COLOURS, COAST } from "./map.js";
 import { LeadPanel } from "./leads.js";
 import { VesselPanel, BallastPanel } from "./panels.js";
 import { zoneImport } from "./zoneimport.js";
+import { DraftPanel } from "./drafts.js";
 import "./names.js";
 
 const $ = (id) => document.getElementById(id);
@@ -52,11 +53,13 @@ function tabs() {
   const show = (b) => {
     for (const x of buttons) { x.setAttribute("aria-selected", String(x === b)); x.tabIndex = x === b ? 0 : -1; $(x.getAttribute("aria-controls")).hidden = x !== b; }
   };
-  buttons.forEach((b, i) => {
+  buttons.forEach((b) => {
     b.addEventListener("click", () => show(b));
     b.addEventListener("keydown", (e) => {
       const d = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-      if (d) { const n = buttons[(i + d + buttons.length) % buttons.length]; n.focus(); show(n); }
+      // a tab the key's role is not offered (hidden) is stepped over
+      const shown = buttons.filter((x) => !x.hidden);
+      if (d) { const n = shown[(shown.indexOf(b) + d + shown.length) % shown.length]; n.focus(); n.click(); }
     });
   });
   show(buttons[0]);
@@ -86,6 +89,11 @@ async function start(session) {
   for (const box of document.querySelectorAll("[data-layer]")) box.addEventListener("change", () => map.setGroup(box.dataset.layer, box.checked));
   legend();
   zoneImport($("zone-import-form"), $("zone-import-out"), () => map.loadBackground());
+  if (session.can("admin")) {
+    // draft zones and their backtests (issue 36): the list is asked for when the tab opens
+    state.drafts = new DraftPanel({ root: $("panel-drafts"), map });
+    $("tab-drafts").addEventListener("click", () => state.drafts.refresh());
+  }
   await map.ready;
   await leads.firstPage();  // the server's list for the link's filters (docs/caseload.md)
   const onEvent = (ev) => {

@@ -151,8 +151,9 @@ export class VigiaMap {
         (f.properties.source_date ? ` (${esc(t("zone.source_date"))} ${esc(f.properties.source_date)})` : "") + "</small>" : "");
     hover("zone-fill", zoneHtml);
     hover("lead-ring", (f) => `<strong>${esc(ruleName(f.properties.rule))}</strong><br>${esc(f.properties.label)}`);
-    for (const l of ["vessel-all", "vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => this.onVessel(Number(e.features[0].properties.mmsi)));
-    m.on("click", "lead-ring", (e) => this.onLead(e.features[0].properties.id));
+    // while a draft is drawn (draftmap.js) a click is a vertex, never a vessel or a lead
+    for (const l of ["vessel-all", "vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => { if (!this.drawing) this.onVessel(Number(e.features[0].properties.mmsi)); });
+    m.on("click", "lead-ring", (e) => { if (!this.drawing) this.onLead(e.features[0].properties.id); });
   }
 
   async loadBackground() {

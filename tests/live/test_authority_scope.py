@@ -67,6 +67,7 @@ ROUTES: dict[tuple[str, str], str] = {
     ("GET", "/drafts/{draft_id}"): ADMIN,
     ("PUT", "/drafts/{draft_id}"): ADMIN,
     ("DELETE", "/drafts/{draft_id}"): ADMIN,
+    ("GET", "/drafts/{draft_id}/map"): ADMIN,
     ("POST", "/drafts/{draft_id}/publish"): ADMIN,
     ("POST", "/drafts/{draft_id}/backtests"): ADMIN,
     ("GET", "/drafts/zones/{zone_id}/history"): ADMIN,

@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
+from operator import attrgetter
 
 from vigia.alerts.authorised import AuthorisedRegister
 from vigia.alerts.drive import drive
@@ -151,6 +152,17 @@ def _batches(positions: Iterable[Position]) -> Iterator[list[Position]]:
         yield batch
 
 
+def stream(tracks: Tracks, until: float) -> list[list[Position]]:
+    """The tracks' positions up to ``until`` as one stream in time order (MMSI breaks
+    ties), in the batches the replay feeds: sorted once, then shared by both runs of a
+    backtest (the draft's and the zones in force's)."""
+    merged = sorted(
+        (p for ps in tracks.by_mmsi.values() for p in ps if p.t <= until),
+        key=attrgetter("t", "mmsi"),
+    )
+    return list(_batches(merged))
+
+
 def run(
     zones: Sequence[Zone],
     tracks: Tracks,
@@ -159,9 +171,11 @@ def run(
     zone_ids: set[str],
     since: float,
     until: float,
+    batches: Sequence[Sequence[Position]] | None = None,
 ) -> RunResult:
     """Replay the tracks through a LeadPipeline over ``zones``; the leads of
-    ``zone_ids`` whose first position falls in [since, until]."""
+    ``zone_ids`` whose first position falls in [since, until]. ``batches``: the
+    tracks already as :func:`stream` gives them (else sorted here)."""
     if not tracks.positions():
         # nothing came near the zones: no lead, and no pipeline to run for it
         return RunResult([], {})
@@ -185,13 +199,9 @@ def run(
         gaps=GapConfig(enabled=False),
     )
     pipeline.state_vessels = setting.state_vessels
-    merged = sorted(
-        (p for ps in tracks.by_mmsi.values() for p in ps if p.t <= until),
-        key=lambda p: (p.t, p.mmsi),
-    )
     leads = [
         lead
-        for batch in drive(pipeline, _batches(merged))
+        for batch in drive(pipeline, stream(tracks, until) if batches is None else batches)
         for lead in batch
         if lead.zone_id in zone_ids and since <= lead.started_at <= until
     ]

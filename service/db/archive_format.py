@@ -33,10 +33,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pyproj
 
 from vigia.ingest.records import Position
+from vigia.service.db.archive_cells import CellIndexer
 
 DAY_S = 86_400
 GeometryEncoding = Literal["native", "wkb"]
@@ -189,7 +191,9 @@ def write_part(
     before) as one file of the day, durably, its geometry in ``encoding`` (by default
     the settings'); returns its final path and row count, or no file when no rows came.
     Its row count is checked before it is renamed into place: a file that does not hold
-    what was handed to it never becomes visible."""
+    what was handed to it never becomes visible. Its cell index (``archive_cells``) is
+    written beside it after the rename: a file left without one (a kill in between, a
+    full disk) is whole, and reads scan it instead."""
     folder = day_dir(root, day)
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / f"part-{name}.parquet"
@@ -197,6 +201,7 @@ def write_part(
     expected = 0
     wkb = (encoding or geometry_encoding()) == "wkb"
     schema = WKB_SCHEMA if wkb else GEO_SCHEMA
+    cells = CellIndexer()
     with pq.ParquetWriter(
         tmp,
         schema,
@@ -212,6 +217,7 @@ def write_part(
     ) as writer:
         for tab in tables:
             expected += tab.num_rows
+            cells.add(tab)
             tab = with_wkb(tab) if wkb else tab
             writer.write_table(tab.replace_schema_metadata(schema.metadata), ROW_GROUP)
     if expected == 0:
@@ -224,6 +230,7 @@ def write_part(
         tmp.unlink()
         raise OSError(f"archive file {final} holds {written} rows, not {expected}")
     os.replace(tmp, final)
+    cells.write(final, written)
     _fsync_dir(folder)
     _fsync_dir(folder.parent)
     return final, written
@@ -241,22 +248,10 @@ def _fsync_dir(folder: Path) -> None:
 def positions_from_table(tab: pa.Table) -> list[Position]:
     """Positions from archive rows (any column order; extra columns ignored)."""
     g = tab.column("geometry").combine_chunks()
-    cols = {n: tab.column(n).to_pylist() for n in SCHEMA.names if n not in ("geometry", "bbox")}
-    xs = g.field("x").to_pylist()
-    ys = g.field("y").to_pylist()
-    return [
-        Position(
-            mmsi=cols["mmsi"][i],
-            t=cols["t"][i],
-            msg_type=cols["msg_type"][i],
-            lon=xs[i],
-            lat=ys[i],
-            sog=cols["sog"][i],
-            cog=cols["cog"][i],
-            heading=cols["heading"][i],
-            nav_status=cols["nav_status"][i],
-            accuracy=cols["accuracy"][i],
-            source=cols["source"][i] or "",
-        )
-        for i in range(tab.num_rows)
-    ]
+    # column by column into Position's own field order (a million rows of keyword
+    # calls cost half as much again)
+    head = [tab.column(n).to_pylist() for n in ("mmsi", "t", "msg_type")]
+    rest = [tab.column(n).to_pylist() for n in ("sog", "cog", "heading", "nav_status", "accuracy")]
+    source = pc.fill_null(tab.column("source"), "").to_pylist()
+    xs, ys = g.field("x").to_pylist(), g.field("y").to_pylist()
+    return list(map(Position, *head, xs, ys, *rest, source))

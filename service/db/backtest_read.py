@@ -13,19 +13,31 @@ it kept, not an estimate.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import BinaryIO
+from pathlib import Path
+from typing import BinaryIO, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Engine
 
 from vigia.ingest.records import Position
-from vigia.service.db.archive_files import ArchiveFolder, ArchiveGaps, day_range, fragment
-from vigia.service.db.archive_format import SCHEMA, positions_from_table
+from vigia.service.db import archive_cells as cells
+from vigia.service.db.archive_cells import index_path
+from vigia.service.db.archive_files import (
+    ArchiveFolder,
+    ArchiveGaps,
+    day_range,
+    fragment,
+    open_regular,
+)
+from vigia.service.db.archive_format import SCHEMA, day_name, positions_from_table
 from vigia.service.db.archive_read import covering_filter, merge_tracks
 from vigia.service.db.codec import POSITION_COLUMNS, row_position
 from vigia.service.db.repository import _IN_BBOX_PG, _IN_BBOX_SQLITE
@@ -37,6 +49,8 @@ _TRACKS = text(
     "WHERE mmsi IN :mmsis AND t >= :start AND t <= :end ORDER BY mmsi, t"
 ).bindparams(bindparam("mmsis", expanding=True))
 _CHUNK = 500  # MMSIs to a statement
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -50,6 +64,12 @@ class ReadCounts:
     files: int = 0
     row_groups: int = 0
     row_groups_read: int = 0
+    index_read: int = 0  # rows of the cell indexes read by the first pass
+    files_indexed: int = 0  # files whose vessels the first pass took from their index
+    #: days of which a file had no usable index: the first pass scanned it
+    unindexed: set[int] = field(default_factory=set)
+    named: int = 0  # vessels only an index named (confirmed or not by their tracks)
+    dropped: int = 0  # of which no fix of their tracks met a box in the period
     gaps: ArchiveGaps = field(default_factory=ArchiveGaps)
 
     def as_json(self) -> dict[str, object]:
@@ -62,56 +82,97 @@ class ReadCounts:
             "files": self.files,
             "row_groups": self.row_groups,
             "row_groups_read": self.row_groups_read,
+            "index_rows_read": self.index_read,
+            "files_indexed": self.files_indexed,
+            "days_scanned_without_index": [day_name(d) for d in sorted(self.unindexed)],
+            "vessels_named_by_index": self.named,
+            "vessels_named_not_near": self.dropped,
             "missing_days": self.gaps.json(),
         }
 
 
 class PeriodReader:
-    """Reads the store (``engine``) and the archive under ``folder`` (None: none) as one."""
+    """Reads the store (``engine``) and the archive under ``folder`` (None: none) as one.
 
-    def __init__(self, engine: Engine, folder: ArchiveFolder | None) -> None:
+    ``index``: take the first pass's vessels from the parts' cell indexes where they have
+    one (False: scan every part, as for days archived before the index; the answer is
+    the same, tests/storage/test_backtest.py)."""
+
+    def __init__(self, engine: Engine, folder: ArchiveFolder | None, *, index: bool = True) -> None:
         self._engine = engine
         self._pg = engine.dialect.name == "postgresql"
         self._folder = folder
+        self._index = index
         self.counts = ReadCounts()
         self._seen_files: set[str] = set()
+        # vessels only an index named, and the boxes and window their tracks must meet
+        self._unconfirmed: set[int] = set()
+        self._where: pc.Expression | None = None
+        self._window = (0.0, 0.0)
 
-    def _archive(
-        self, start: float, end: float, flt: pc.Expression, columns: list[str]
-    ) -> pa.Table | None:
-        """The rows of the row groups of the days in [start, end] that ``flt``'s
-        statistics admit, filtered by it."""
+    def _each_file(
+        self, start: float, end: float, visit: Callable[[int, Path, BinaryIO], T]
+    ) -> list[T]:
+        """``visit`` of each readable archive file of the days in [start, end]."""
         if self._folder is None:
-            return None
+            return []
         folder, c = self._folder, self.counts
         first, last = day_range(start, end)
-        tables = []
-
-        def read(fh: BinaryIO, key: str) -> pa.Table | None:
-            frag = fragment(fh)
-            meta = frag.metadata
-            if key not in self._seen_files:  # the period's size, counted once a file
-                self._seen_files.add(key)
-                c.files += 1
-                c.archived += meta.num_rows
-            c.row_groups += meta.num_row_groups
-            parts = frag.split_by_row_group(flt)
-            if not parts:
-                return None
-            c.row_groups_read += len(parts)
-            c.archive_read += sum(rg.num_rows for p in parts for rg in p.row_groups)
-            rg_ids = [rg.id for p in parts for rg in p.row_groups]
-            got: pa.Table = frag.subset(row_group_ids=rg_ids).to_table(columns=columns, filter=flt)
-            return pa.table({n: got.column(n).cast(SCHEMA.field(n).type) for n in columns})
-
+        out = []
         for day, path in folder.files(first, last, c.gaps):
-            tab = folder.read(day, path, partial(read, key=str(path)), c.gaps)
-            if tab is not None and tab.num_rows:
-                tables.append(tab)
-        return pa.concat_tables(tables) if tables else None
+            got = folder.read(day, path, partial(visit, day, path), c.gaps)
+            if got is not None:
+                out.append(got)
+        return out
+
+    def _frag(self, path: Path, fh: BinaryIO) -> ds.ParquetFileFragment:
+        frag = fragment(fh)
+        meta, c = frag.metadata, self.counts
+        if str(path) not in self._seen_files:  # the period's size, counted once a file
+            self._seen_files.add(str(path))
+            c.files += 1
+            c.archived += meta.num_rows
+        c.row_groups += meta.num_row_groups
+        return frag
+
+    def _rows(
+        self, frag: ds.ParquetFileFragment, flt: pc.Expression, columns: list[str]
+    ) -> pa.Table | None:
+        """The rows ``flt`` admits, of the row groups whose statistics it admits."""
+        parts = frag.split_by_row_group(flt)
+        if not parts:
+            return None
+        c = self.counts
+        c.row_groups_read += len(parts)
+        c.archive_read += sum(rg.num_rows for p in parts for rg in p.row_groups)
+        rg_ids = [rg.id for p in parts for rg in p.row_groups]
+        got: pa.Table = frag.subset(row_group_ids=rg_ids).to_table(columns=columns, filter=flt)
+        return pa.table({n: got.column(n).cast(SCHEMA.field(n).type) for n in columns})
+
+    def _from_index(
+        self, path: Path, fh: BinaryIO, rows: int, boxes: Sequence[BBox], start: float, end: float
+    ) -> set[int] | None:
+        """The vessels the part's cell index names, or None when it has no usable one."""
+        try:
+            with open_regular(index_path(path)) as ih:
+                got = cells.query(ih, path.name, rows, os.fstat(fh.fileno()).st_size,
+                                  boxes, start, end)  # fmt: skip
+        except FileNotFoundError:
+            return None
+        except (OSError, pa.ArrowException, ValueError) as exc:
+            # an index is only ever a shortcut: a bad one is passed over, never trusted
+            log.warning("cell index of %s not used (%s): the file is scanned", path, exc)
+            return None
+        if got is None:
+            return None
+        self.counts.index_read += got[1]
+        self.counts.files_indexed += 1
+        return got[0]
 
     def candidates(self, boxes: Sequence[BBox], start: float, end: float) -> set[int]:
-        """Vessels with a fix inside any of the boxes between two times (inclusive)."""
+        """Vessels with a fix inside any of the boxes between two times (inclusive), and
+        vessels a cell index names there, which the first call of :meth:`tracks`
+        keeps only if their own fixes say so."""
         found: set[int] = set()
         sql = _IN_BBOX_PG if self._pg else _IN_BBOX_SQLITE
         with self._engine.connect() as conn:
@@ -119,24 +180,48 @@ class PeriodReader:
                 params = dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), box, strict=True))
                 params |= {"start": start, "end": end, "limit": 2**62}
                 found |= {int(r[0]) for r in conn.execute(sql, params)}
-        if boxes:
-            when = (pc.field("t") >= start) & (pc.field("t") <= end)
-            # the covering alone: a vessel a metre outside a reach box is replayed for
-            # nothing, but the points' doubles are never decoded
-            where = covering_filter(boxes[0])
-            for box in boxes[1:]:
-                where = where | covering_filter(box)
+        if not boxes:
+            return found
+        when = (pc.field("t") >= start) & (pc.field("t") <= end)
+        # the covering alone: a vessel a metre outside a reach box is replayed for
+        # nothing, but the points' doubles are never decoded
+        where = covering_filter(boxes[0])
+        for box in boxes[1:]:
+            where = where | covering_filter(box)
+        named: set[int] = set()
+
+        def visit(day: int, path: Path, fh: BinaryIO) -> None:
+            frag = self._frag(path, fh)
+            if self._index:
+                got = self._from_index(path, fh, frag.metadata.num_rows, boxes, start, end)
+                if got is not None:
+                    named.update(got)
+                    return
+            self.counts.unindexed.add(day)
             before = self.counts.archive_read
-            tab = self._archive(start, end, when & where, ["mmsi"])
+            tab = self._rows(frag, when & where, ["mmsi"])
             self.counts.scan_read += self.counts.archive_read - before
             if tab is not None:
-                found |= {int(m) for m in pc.unique(tab.column("mmsi")).to_pylist()}
-        return found
+                found.update(int(m) for m in pc.unique(tab.column("mmsi")).to_pylist())
+
+        self._each_file(start, end, visit)
+        self._unconfirmed = named - found
+        self._where = when & where
+        self._window = (start, end)
+        self.counts.named += len(self._unconfirmed)
+        return found | self._unconfirmed
 
     def tracks(self, mmsis: Iterable[int], start: float, end: float) -> dict[int, list[Position]]:
         """Each vessel's positions between two times (inclusive), ascending, each once
-        (one in both the store and the archive is the store's)."""
+        (one in both the store and the archive is the store's). A vessel only a cell
+        index named is left out unless a fix of it met a box in the candidates' period
+        (read here with its track, which covers that period): the scan's own test, so
+        the vessels replayed are the same with or without the index."""
         wanted = sorted(set(mmsis))
+        check = self._unconfirmed.intersection(wanted)
+        if check and not (start <= self._window[0] and self._window[1] <= end):
+            raise ValueError("vessels named by an index are confirmed over their whole period")
+        self._unconfirmed -= check
         hot: dict[int, list[Position]] = {m: [] for m in wanted}
         with self._engine.connect() as conn:
             for i in range(0, len(wanted), _CHUNK):
@@ -148,10 +233,33 @@ class PeriodReader:
             return hot
         flt = pc.field("mmsi").isin(pa.array(wanted, pa.int64()))
         flt = flt & (pc.field("t") >= start) & (pc.field("t") <= end)
-        tab = self._archive(start, end, flt, [*_TRACK_COLS, "source", "geometry"])
+        columns = [*_TRACK_COLS, "source", "geometry", *(["bbox"] if check else [])]
+
+        def visit(day: int, path: Path, fh: BinaryIO) -> pa.Table | None:
+            return self._rows(self._frag(path, fh), flt, columns)
+
+        tables = [t for t in self._each_file(start, end, visit) if t is not None and t.num_rows]
+        tab = pa.concat_tables(tables) if tables else None
+        if check:
+            gone = check - self._confirmed(tab, check)
+            self.counts.dropped += len(gone)
+            if gone and tab is not None:
+                tab = tab.filter(
+                    pc.invert(pc.field("mmsi").isin(pa.array(sorted(gone), pa.int64())))
+                )
+            wanted = [m for m in wanted if m not in gone]
         if tab is None:
-            return hot
+            return {m: hot[m] for m in wanted}
         cold: dict[int, list[Position]] = {}
         for p in positions_from_table(tab.sort_by([("mmsi", "ascending"), ("t", "ascending")])):
             cold.setdefault(p.mmsi, []).append(p)
         return {m: merge_tracks(hot[m], cold.get(m, ())) for m in wanted}
+
+    def _confirmed(self, tab: pa.Table | None, check: set[int]) -> set[int]:
+        """Of ``check``, the vessels with a row of ``tab`` that the first pass's filter
+        (a covering meeting a box, in its period) admits."""
+        if tab is None or self._where is None:
+            return set()
+        mine = pc.field("mmsi").isin(pa.array(sorted(check), pa.int64()))
+        hits = ds.dataset(tab).to_table(columns=["mmsi"], filter=mine & self._where)
+        return {int(m) for m in pc.unique(hits.column("mmsi")).to_pylist()}

@@ -25,6 +25,7 @@ from vigia.alerts.backtest.engine import (
     apply_draft,
     reach_box,
     run,
+    stream,
     trim,
 )
 from vigia.alerts.backtest.report import Compared, as_stored, compare, per_zone_day, summary
@@ -109,8 +110,11 @@ def backtest(
     *,
     config: EpisodeConfig | None = None,
     progress: Progress | None = None,
+    index: bool = True,
 ) -> Outcome:
-    """Try ``draft`` on the store's and the archive's positions of [since, until]."""
+    """Try ``draft`` on the store's and the archive's positions of [since, until].
+    ``index=False`` reads as if no archived day had its cell index (the same answer,
+    slower: the benchmark's and the tests' comparison)."""
     say: Progress = progress or (lambda stage, done: None)
     cfg = config or EpisodeConfig()
     started = time.perf_counter()
@@ -119,11 +123,13 @@ def backtest(
     after = apply_draft(in_force, draft)
     boxes = [reach_box(z, cfg) for z in after if z.id in ids]
     folder = None if repo.archive is None else repo.archive.folder
-    reader = PeriodReader(repo.engine, folder)
+    reader = PeriodReader(repo.engine, folder, index=index)
     say("candidates", 0.1)
     mmsis = reader.candidates(boxes, since, until)
     say("tracks", 0.3)
     tracks = _read(reader, mmsis, since, until, cfg.forget_after_s)
+    # less those an index named whose fixes never met a box: the scan's vessels
+    mmsis = set(tracks.by_mmsi)
     known = [v for v in repo.all_vessels() if v.mmsi in mmsis]
     setting = Setting(
         cfg,
@@ -132,10 +138,13 @@ def backtest(
         known,
     )
     say("draft", 0.5)
-    mine = run(after, tracks, setting, zone_ids=ids, since=since, until=until)
+    batches = stream(tracks, until)  # read once, sorted once: both runs replay it
+    mine = run(after, tracks, setting, zone_ids=ids, since=since, until=until, batches=batches)
     say("in force", 0.75)
     if ids & {z.id for z in in_force}:
-        base = run(in_force, tracks, setting, zone_ids=ids, since=since, until=until)
+        base = run(
+            in_force, tracks, setting, zone_ids=ids, since=since, until=until, batches=batches
+        )
     else:  # only new zones: nothing in force to compare with, no second run
         base = RunResult([], {})
     juris = jurisdictions(after)

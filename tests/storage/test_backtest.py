@@ -36,6 +36,7 @@ T0 = 1_764_028_800.0  # 2025-11-25 00:00 UTC
 PLAT = (-40.0, -22.5)
 SINCE = T0 + 18 * 3600.0  # in the archived first day
 UNTIL = T0 + 3 * DAY
+DIAGONAL = 710_100_300
 
 
 def _platform(distance_m: float | None = None) -> dict[str, Any]:
@@ -65,7 +66,9 @@ def _crossing(t0: float, offset_m: float, course: float) -> list[Fix]:
 
 def _traffic(seed: int) -> tuple[list[str], int]:
     """Crossings at random times and offsets, a vessel lying 300 m off the platform
-    across SINCE and the archive's day boundary, one passing at 700 m; its MMSI."""
+    across SINCE and the archive's day boundary, one passing at 700 m (its MMSI is
+    returned), and one passing diagonally at 1.5 km in the archived day: the cell index
+    names it (its fixes' box in a cell holds the platform), its tracks then rule it out."""
     rnd = random.Random(seed)
     streams: list[Any] = []
     statics: list[str] = []
@@ -82,6 +85,7 @@ def _traffic(seed: int) -> tuple[list[str], int]:
     passer = 710_100_200
     statics += static_lines(passer, T0, name="PASSER", ship_type=70, length_m=90)
     streams.append(lines_for(passer, _crossing(T0 + 30 * 3600, 700.0, 10.0)))
+    streams.append(lines_for(DIAGONAL, _crossing(T0 + 20 * 3600, 1500.0, 45.0)))
     return statics + merge(*streams), passer
 
 
@@ -145,6 +149,28 @@ def test_backtest_of_a_published_zone_equals_live_detection(
     assert read["positions_read_archive"] > 0 and read["positions_read_store"] > 0
     assert read["unsettled_vessels"] == 0
     assert "plat-far" not in out.report["zones_compared"]
+    # the archived day's vessels came from its cell index, which named the diagonal
+    # passer too; its own fixes ruled it out, as the scan would have
+    assert read["files_indexed"] == 1 and read["positions_scanned_for_vessels"] == 0
+    assert read["days_scanned_without_index"] == []
+    assert read["vessels_named_not_near"] >= 1
+    # the same backtest scanning the day (as for a day archived before the index), and
+    # with the day's index gone: the same leads and the same report, but for what was read
+    scanned = backtest(repo, published, SINCE, UNTIL, index=False)
+    (index,) = Path(repo.archive.folder.root).glob("day=*/_part-*.cells")  # type: ignore[union-attr]
+    index.unlink()
+    old = backtest(repo, published, SINCE, UNTIL)
+    for other in (scanned, old):
+        assert list(map(_facts, other.leads)) == list(map(_facts, out.leads))
+        assert _but_read(other.report) == _but_read(out.report)
+        assert other.report["read"]["vessels"] == read["vessels"]
+        assert other.report["read"]["positions_replayed"] == read["positions_replayed"]
+        assert other.report["read"]["days_scanned_without_index"] == ["2025-11-25"]
+        assert other.report["read"]["positions_scanned_for_vessels"] > 0
+
+
+def _but_read(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k not in ("read", "seconds")}
 
 
 def test_a_wider_draft_raises_the_passer_and_says_what_changes(store: SqlRepository) -> None:

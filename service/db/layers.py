@@ -17,7 +17,13 @@ from vigia.service.db import lead_pages, sqlite_spatial
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel
 from vigia.service.db.cql_sql import Cql2, Field, to_condition
-from vigia.service.db.models import LeadRow, Vessel, VesselLatest, ZoneVersion
+from vigia.service.db.models import (
+    LeadRow,
+    Vessel,
+    VesselLatest,
+    ZoneVersion,
+    assigned_officer,
+)
 from vigia.service.db.protocol import BBox, LeadKey, LeadPage, LeadQuery, Scope
 from vigia.service.db.zones_leads import in_scope
 from vigia.zones.model import Zone
@@ -56,6 +62,8 @@ LAYER_FIELDS: dict[str, dict[str, Field]] = {
         "zone_id": Field("string", _L.zone_id),
         "min_distance_m": Field("number", _L.min_distance_m),
         "max_sog_kn": Field("number", _L.max_sog_kn),
+        # the expression migration 0017 indexes: `assignee = 'X'` reads that index
+        "assignee": Field("string", assigned_officer()),
     },
     "vessels": {
         "geometry": Field("geometry", _V.geom, (_V.lon, _V.lat, _V.lon, _V.lat)),

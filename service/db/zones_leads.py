@@ -12,7 +12,6 @@ import shapely
 from sqlalchemy import (
     ColumnElement,
     LargeBinary,
-    Text,
     and_,
     case,
     delete,
@@ -40,7 +39,7 @@ from vigia.service.db.codec import (
     zone_properties,
     zone_row,
 )
-from vigia.service.db.models import LeadRow, ZoneVersion
+from vigia.service.db.models import LeadRow, ZoneVersion, assigned_officer
 from vigia.service.db.protocol import EVERY_AUTHORITY, BBox, LeadQuery, Scope
 from vigia.zones.model import Zone
 
@@ -289,16 +288,6 @@ def get_lead(conn: Connection, lead_id: str, scope: Scope) -> Lead | None:
     return None if row is None else row_lead(row._mapping)
 
 
-def _officer(pg: bool) -> ColumnElement[str]:
-    """The officer a lead is assigned to (``procedure.assignment.officer``), NULL for
-    none. Each store's own JSON function with the path as plain text parameters, not
-    SQLAlchemy's JSON path index: lead_pages runs compiled counts as raw SQL (SQLite's
-    ``INDEXED BY``, PostgreSQL's ``EXPLAIN``), which would pass a path's tuple unbound."""
-    if pg:
-        return func.json_extract_path_text(LeadRow.procedure, "assignment", "officer", type_=Text)
-    return func.json_extract(LeadRow.procedure, "$.assignment.officer", type_=Text)
-
-
 def _lead_conds(pg: bool, q: LeadQuery, scope: Scope) -> list[ColumnElement[bool]]:
     conds: list[ColumnElement[bool]] = in_scope(LeadRow.authority, scope)
     if q.rule is not None:
@@ -316,7 +305,8 @@ def _lead_conds(pg: bool, q: LeadQuery, scope: Scope) -> list[ColumnElement[bool
     if q.authority is not None:
         conds.append(LeadRow.authority == q.authority)
     if q.assignee is not None:
-        conds.append(_officer(pg) == q.assignee)
+        # the expression migration 0017 indexes, rendered per store (models.py)
+        conds.append(assigned_officer() == q.assignee)
     if not q.include_silenced:
         conds.append(LeadRow.silence_id.is_(None))
     if q.bbox is not None:

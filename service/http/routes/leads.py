@@ -85,6 +85,11 @@ EXAMPLE_EVIDENCE: dict[str, Any] = {
 # every rule the pipeline raises has its citation, the ballast ones included: listing them
 # again here named BW-EXCH-200 and BW-EXCH-50 twice (queryables, error messages)
 RULE_CODES = tuple(CITATIONS)
+#: the ``assignee`` filter, on GET /leads and the OGC leads' items alike
+ASSIGNEE = (
+    "the officer the lead is assigned to (`procedure.assignment.officer`, PUT "
+    "/leads/{lead_id}/assignment): a duty officer's own leads"
+)
 Status = Literal[STATES]  # type: ignore[valid-type]
 
 
@@ -178,13 +183,7 @@ def list_leads(
         str | None, Query(max_length=200, description="the Capitania / Delegacia / Agência")
     ] = None,
     assignee: Annotated[
-        str | None,
-        Query(
-            max_length=200,
-            description="the officer the lead is assigned to (`procedure.assignment.officer`,"
-            " PUT /leads/{lead_id}/assignment): a duty officer's own leads",
-            examples=["inspector-silva"],
-        ),
+        str | None, Query(max_length=200, description=ASSIGNEE, examples=["inspector-silva"])
     ] = None,
     sort: Annotated[
         Literal["newest", "due"],

@@ -74,6 +74,7 @@ QUERYABLES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
             "zone_id": _typed("zone id (none for rules without a zone)", "string"),
             "min_distance_m": _typed("closest distance to the zone, metres", "number"),
             "max_sog_kn": _typed("highest speed over ground, knots", "number"),
+            "assignee": _typed("officer assigned (procedure.assignment.officer)", "string"),
         },
     ),
     "vessels": (

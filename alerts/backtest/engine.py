@@ -199,6 +199,11 @@ def run(
         gaps=GapConfig(enabled=False),
     )
     pipeline.state_vessels = setting.state_vessels
+    # meetings at sea (STS-ENCOUNTER, LOITER) are leads of no zone, and their watch only
+    # reads the records (it changes no vessel's state, alerts/encounters/stage.py): left
+    # out, as a broker partition leaves it out (service/runtime/bus/worker.py). A fifth
+    # of the replay's time
+    pipeline.encounters = None
     leads = [
         lead
         for batch in drive(pipeline, stream(tracks, until) if batches is None else batches)

@@ -2,13 +2,18 @@
 can matter (issue 36).
 
 Two passes. First the vessels with a fix inside the zones' reach boxes during the
-window: the archive's days outside the window are never opened, and inside a day only
-the row groups whose statistics (the ``bbox`` covering, ``t``) meet a box are read,
-and of them only the ``mmsi`` column. Then those vessels' tracks over the window and
-its lead-in: a file is sorted by MMSI then time, so the row groups whose ``mmsi``
-range holds none of them are skipped. pyarrow picks the row groups
-(``split_by_row_group``), so the count of positions read is the sum of the row groups
-it kept, not an estimate.
+window; the archive's days outside the window are never opened. A file with a cell
+index (``archive_cells``) answers from the index rows of the boxes' cells, and the
+vessels it names that nothing had found yet are checked against their own rows: only
+their row groups (by the ``mmsi`` statistics), and of those only ``mmsi``, ``t`` and
+the ``bbox`` covering. A file without one (archived before the index) is scanned: the
+row groups whose statistics (the covering, ``t``) meet a box, those columns only. Then
+those vessels' tracks over the window and its lead-in: a file is sorted by MMSI then
+time, so the row groups whose ``mmsi`` range holds none of them are skipped. pyarrow
+picks the row groups (``split_by_row_group``), so the count of positions read is the
+sum of the row groups it kept, not an estimate. Within a row group every column is
+decoded whole: a column chunk is one page here, and pyarrow cannot read part of one
+(it has no row ranges; apache/arrow#45284), so the candidates' rows are filtered after.
 """
 
 from __future__ import annotations
@@ -68,8 +73,8 @@ class ReadCounts:
     files_indexed: int = 0  # files whose vessels the first pass took from their index
     #: days of which a file had no usable index: the first pass scanned it
     unindexed: set[int] = field(default_factory=set)
-    named: int = 0  # vessels only an index named (confirmed or not by their tracks)
-    dropped: int = 0  # of which no fix of their tracks met a box in the period
+    named: int = 0  # vessels an index named that nothing before had found
+    dropped: int = 0  # of which no row of theirs passed the scan's test
     gaps: ArchiveGaps = field(default_factory=ArchiveGaps)
 
     def as_json(self) -> dict[str, object]:
@@ -105,10 +110,6 @@ class PeriodReader:
         self._index = index
         self.counts = ReadCounts()
         self._seen_files: set[str] = set()
-        # vessels only an index named, and the boxes and window their tracks must meet
-        self._unconfirmed: set[int] = set()
-        self._where: pc.Expression | None = None
-        self._window = (0.0, 0.0)
 
     def _each_file(
         self, start: float, end: float, visit: Callable[[int, Path, BinaryIO], T]
@@ -170,9 +171,12 @@ class PeriodReader:
         return got[0]
 
     def candidates(self, boxes: Sequence[BBox], start: float, end: float) -> set[int]:
-        """Vessels with a fix inside any of the boxes between two times (inclusive), and
-        vessels a cell index names there, which the first call of :meth:`tracks`
-        keeps only if their own fixes say so."""
+        """Vessels with a fix inside any of the boxes between two times (inclusive).
+
+        A file with a cell index: of the vessels its index names there (never fewer than
+        the scan would find), those whose own rows pass the scan's test, read from their
+        row groups only (``mmsi`` statistics) and only those columns. So the answer is
+        the scan's, with or without an index."""
         found: set[int] = set()
         sql = _IN_BBOX_PG if self._pg else _IN_BBOX_SQLITE
         with self._engine.connect() as conn:
@@ -188,40 +192,42 @@ class PeriodReader:
         where = covering_filter(boxes[0])
         for box in boxes[1:]:
             where = where | covering_filter(box)
+        c = self.counts
         named: set[int] = set()
+        confirmed: set[int] = set()
 
         def visit(day: int, path: Path, fh: BinaryIO) -> None:
             frag = self._frag(path, fh)
+            flt = when & where
             if self._index:
                 got = self._from_index(path, fh, frag.metadata.num_rows, boxes, start, end)
                 if got is not None:
-                    named.update(got)
-                    return
-            self.counts.unindexed.add(day)
-            before = self.counts.archive_read
-            tab = self._rows(frag, when & where, ["mmsi"])
-            self.counts.scan_read += self.counts.archive_read - before
+                    check = got - found
+                    named.update(check)
+                    if not check:
+                        return
+                    flt = flt & pc.field("mmsi").isin(pa.array(sorted(check), pa.int64()))
+                else:
+                    c.unindexed.add(day)
+            else:
+                c.unindexed.add(day)
+            before = c.archive_read
+            tab = self._rows(frag, flt, ["mmsi"])
+            c.scan_read += c.archive_read - before
             if tab is not None:
-                found.update(int(m) for m in pc.unique(tab.column("mmsi")).to_pylist())
+                hits = {int(m) for m in pc.unique(tab.column("mmsi")).to_pylist()}
+                found.update(hits)
+                confirmed.update(hits)
 
         self._each_file(start, end, visit)
-        self._unconfirmed = named - found
-        self._where = when & where
-        self._window = (start, end)
-        self.counts.named += len(self._unconfirmed)
-        return found | self._unconfirmed
+        c.named += len(named)
+        c.dropped += len(named - confirmed)
+        return found
 
     def tracks(self, mmsis: Iterable[int], start: float, end: float) -> dict[int, list[Position]]:
         """Each vessel's positions between two times (inclusive), ascending, each once
-        (one in both the store and the archive is the store's). A vessel only a cell
-        index named is left out unless a fix of it met a box in the candidates' period
-        (read here with its track, which covers that period): the scan's own test, so
-        the vessels replayed are the same with or without the index."""
+        (one in both the store and the archive is the store's)."""
         wanted = sorted(set(mmsis))
-        check = self._unconfirmed.intersection(wanted)
-        if check and not (start <= self._window[0] and self._window[1] <= end):
-            raise ValueError("vessels named by an index are confirmed over their whole period")
-        self._unconfirmed -= check
         hot: dict[int, list[Position]] = {m: [] for m in wanted}
         with self._engine.connect() as conn:
             for i in range(0, len(wanted), _CHUNK):
@@ -233,33 +239,16 @@ class PeriodReader:
             return hot
         flt = pc.field("mmsi").isin(pa.array(wanted, pa.int64()))
         flt = flt & (pc.field("t") >= start) & (pc.field("t") <= end)
-        columns = [*_TRACK_COLS, "source", "geometry", *(["bbox"] if check else [])]
+        columns = [*_TRACK_COLS, "source", "geometry"]
 
         def visit(day: int, path: Path, fh: BinaryIO) -> pa.Table | None:
             return self._rows(self._frag(path, fh), flt, columns)
 
         tables = [t for t in self._each_file(start, end, visit) if t is not None and t.num_rows]
-        tab = pa.concat_tables(tables) if tables else None
-        if check:
-            gone = check - self._confirmed(tab, check)
-            self.counts.dropped += len(gone)
-            if gone and tab is not None:
-                tab = tab.filter(
-                    pc.invert(pc.field("mmsi").isin(pa.array(sorted(gone), pa.int64())))
-                )
-            wanted = [m for m in wanted if m not in gone]
-        if tab is None:
-            return {m: hot[m] for m in wanted}
+        if not tables:
+            return hot
+        tab = pa.concat_tables(tables)
         cold: dict[int, list[Position]] = {}
         for p in positions_from_table(tab.sort_by([("mmsi", "ascending"), ("t", "ascending")])):
             cold.setdefault(p.mmsi, []).append(p)
         return {m: merge_tracks(hot[m], cold.get(m, ())) for m in wanted}
-
-    def _confirmed(self, tab: pa.Table | None, check: set[int]) -> set[int]:
-        """Of ``check``, the vessels with a row of ``tab`` that the first pass's filter
-        (a covering meeting a box, in its period) admits."""
-        if tab is None or self._where is None:
-            return set()
-        mine = pc.field("mmsi").isin(pa.array(sorted(check), pa.int64()))
-        hits = ds.dataset(tab).to_table(columns=["mmsi"], filter=mine & self._where)
-        return {int(m) for m in pc.unique(hits.column("mmsi")).to_pylist()}

@@ -128,8 +128,6 @@ def backtest(
     mmsis = reader.candidates(boxes, since, until)
     say("tracks", 0.3)
     tracks = _read(reader, mmsis, since, until, cfg.forget_after_s)
-    # less those an index named whose fixes never met a box: the scan's vessels
-    mmsis = set(tracks.by_mmsi)
     known = [v for v in repo.all_vessels() if v.mmsi in mmsis]
     setting = Setting(
         cfg,

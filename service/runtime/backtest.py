@@ -44,6 +44,7 @@ from vigia.zones.model import Zone
 #: four times as far each round, up to ``MAX_LEAD_IN_S``
 LEAD_IN_S = 6 * 3600.0
 MAX_LEAD_IN_S = 8 * 86400.0
+_DAY_S = 86400.0
 Progress = Callable[[str, float], None]
 _SPAN = re.compile(r"^(\d+(?:\.\d+)?)([dhm])$")
 _UNIT_S = {"d": 86400.0, "h": 3600.0, "m": 60.0}
@@ -81,22 +82,39 @@ def _silences(repo: SqlRepository) -> list[Silence]:
     ]  # fmt: skip
 
 
+def _begin(since: float, lead_in: float) -> float:
+    """Where a lead-in of ``lead_in`` is read from: the start of its UTC day (an archive
+    day's row groups are decoded whole whatever part of it is asked for, so a later
+    round never reads that day again), never before ``since - MAX_LEAD_IN_S``."""
+    return max(math.floor((since - lead_in) / _DAY_S) * _DAY_S, since - MAX_LEAD_IN_S)
+
+
 def _read(
     reader: PeriodReader, mmsis: set[int], since: float, until: float, forget_s: float
 ) -> Tracks:
     """The candidates' tracks from a lead-in long enough to know what was open: a vessel
-    still unsettled gets only the stretch before what was read already."""
+    still unsettled gets only the stretch before what was read already.
+
+    Reading from further back never moves a vessel's start: it is the last silence
+    before ``since``, and a stretch holding it finds it (a fix's silence is measured to
+    the fix before it, or to the stretch's start when it is the first, which then
+    understates it); a vessel unsettled after the last round was read from
+    ``since - MAX_LEAD_IN_S`` either way. So the day-aligned rounds replay what the
+    6 h, 24 h, 4 d, 8 d rounds would, reading fewer days twice."""
     lead_in = LEAD_IN_S
-    raw = reader.tracks(mmsis, since - lead_in, until)
-    tracks = trim(raw, since, since - lead_in, forget_s)
+    begin = _begin(since, lead_in)
+    raw = reader.tracks(mmsis, begin, until)
+    tracks = trim(raw, since, begin, forget_s)
     while tracks.unsettled and lead_in < MAX_LEAD_IN_S:
-        longer = min(lead_in * 4, MAX_LEAD_IN_S)
-        # the earlier stretch only, up to just before what was read (inclusive bounds)
-        more = reader.tracks(tracks.unsettled, since - longer, math.nextafter(since - lead_in, -1))
-        for m, ps in more.items():
-            raw[m] = ps + raw[m]
-        lead_in = longer
-        again = trim({m: raw[m] for m in tracks.unsettled}, since, since - lead_in, forget_s)
+        lead_in = min(lead_in * 4, MAX_LEAD_IN_S)
+        earlier = _begin(since, lead_in)
+        if earlier < begin:
+            # the earlier stretch only, up to just before what was read (inclusive bounds)
+            more = reader.tracks(tracks.unsettled, earlier, math.nextafter(begin, -math.inf))
+            for m, ps in more.items():
+                raw[m] = ps + raw[m]
+            begin = earlier
+        again = trim({m: raw[m] for m in tracks.unsettled}, since, begin, forget_s)
         tracks.by_mmsi.update(again.by_mmsi)
         tracks.unsettled = again.unsettled
     return tracks

@@ -18,15 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scripts.aisgen import Fix, fwd, hold, lines_for, merge, run, static_lines
+from vigia.alerts.backtest.engine import trim
 from vigia.alerts.lead import Lead
-from vigia.ingest.records import RawLine
+from vigia.ingest.records import Position, RawLine
 from vigia.service.db.archive import Archiver
 from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery
 from vigia.service.db.repository import SqlRepository
 from vigia.service.db.store import open_repository
-from vigia.service.runtime.backtest import backtest
+from vigia.service.runtime.backtest import MAX_LEAD_IN_S, _read, backtest
 from vigia.service.runtime.worker import IngestWorker
 from vigia.service.settings import IngestSettings
 from vigia.zones.catalogue import parse_feature_collection
@@ -243,3 +246,59 @@ def test_the_commands_write_the_leads_the_report_and_both_exports(tmp_path: Path
     draft.write_text('{"type": "FeatureCollection", "features": [{"type": "Feature"}]}')
     bad = _vigia(tmp_path, "backtest", "--zones", str(draft), "--since", "1d", "--leads-out", "x")
     assert bad.returncode != 0 and not (tmp_path / "x").exists()
+
+
+class _Tracks:
+    """A reader of in-memory tracks (``PeriodReader.tracks``' contract), counting reads."""
+
+    def __init__(self, tracks: dict[int, list[float]]) -> None:
+        self._tracks = tracks
+        self.reads = 0
+
+    def tracks(self, mmsis: Any, start: float, end: float) -> dict[int, list[Position]]:
+        self.reads += 1
+        return {
+            m: [Position(m, t, 1, -40.0, -22.0) for t in self._tracks[m] if start <= t <= end]
+            for m in sorted(set(mmsis))
+        }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    # each vessel: runs of reports (gap, how many), hours to days long, some past 8 days
+    gaps=st.lists(
+        st.lists(
+            st.tuples(st.sampled_from([30.0, 600.0, 3599.0, 3601.0, 7200.0, 86_400.0]),
+                      st.integers(1, 300)),
+            max_size=6,
+        ),
+        min_size=1, max_size=4,
+    ),
+    first=st.floats(0.0, 12 * DAY),
+    since=st.floats(2 * DAY, 12 * DAY),
+)  # fmt: skip
+def test_the_lead_in_replays_from_the_last_silence_within_eight_days(
+    gaps: list[list[tuple[float, int]]], first: float, since: float
+) -> None:
+    """Read in day-aligned rounds (service/runtime/backtest.py) or at once from eight
+    days back, every vessel starts at the same fix, and the same ones are unsettled:
+    where the rounds start never changes what is replayed."""
+    since, until, forget = T0 + since, T0 + 14 * DAY, 3600.0
+    times = {}
+    for k, runs in enumerate(gaps):
+        t, ts = T0 + first, []
+        for step, n in runs:
+            for _ in range(n):
+                ts.append(t)
+                t += step
+        # a candidate has a fix in the period: what found it
+        times[k] = [*ts, max(t, since + 60.0)]
+    reader = _Tracks(times)
+    got = _read(reader, set(times), since, until, forget)  # type: ignore[arg-type]
+    begin = since - MAX_LEAD_IN_S
+    whole = trim(_Tracks(times).tracks(times, begin, until), since, begin, forget)
+    assert {m: [p.t for p in ps] for m, ps in got.by_mmsi.items()} == {
+        m: [p.t for p in ps] for m, ps in whole.by_mmsi.items()
+    }
+    assert got.unsettled == whole.unsettled
+    assert reader.reads <= 4

@@ -34,6 +34,13 @@ def register(sub: Any) -> None:
         help="move nothing: list the days the folder lacks (holes) or holds twice (doubles) "
         "against the store's record of what it archived; exit 1 if any",
     )
+    p.add_argument(
+        "--index",
+        action="store_true",
+        help="move nothing: write the cell index (which vessels were heard where, read by "
+        "backtests) of every archived file that has none, such as days archived before it; "
+        "one JSON line per file",
+    )
     p.add_argument("--archive-dir", default=None, help="archive folder (VIGIA_ARCHIVE_DIR)")
     p.set_defaults(func=run)
 
@@ -49,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.verify:
         return _verify(args)
+    if args.index:
+        return _index(args)
     if args.older_than is None or not args.older_than > 0:
         raise RequestInvalidError("--older-than must be more than 0 days")
     db = DatabaseSettings()
@@ -93,6 +102,34 @@ def _verify(args: argparse.Namespace) -> int:
     print(json.dumps({"archive": str(root), **found}))
     bad = found["missing_days"] or found["doubled_days"] or found["duplicate_positions"]
     return 1 if bad else 0
+
+
+def _index(args: argparse.Namespace) -> int:
+    from vigia.service.db.archive import Archiver
+    from vigia.service.db.archive_files import ArchiveFolder
+    from vigia.service.db.archive_index import index_missing
+    from vigia.service.db.repository import SqlRepository
+    from vigia.service.db.store import open_repository
+
+    db = DatabaseSettings()
+    settings = ArchiveSettings()
+    if args.archive_dir:
+        settings.archive_dir = args.archive_dir
+    root = archive_path(settings, db)
+    repo = open_repository(db.url, sqlite_path=db.sqlite_path)
+    try:
+        assert isinstance(repo, SqlRepository)
+        archiver = Archiver(repo.engine, root)
+        with archiver.hold():  # no archive run writes a day meanwhile
+            done = index_missing(ArchiveFolder(root, on_bad=archiver.bad.append))
+        for bad in archiver.bad:
+            print(json.dumps(_bad_line(bad, root)))
+        for x in done:
+            print(json.dumps({"indexed": str(x.part.relative_to(root)), "positions": x.positions,
+                              "written": x.index is not None}))  # fmt: skip
+    finally:
+        repo.close()
+    return 1 if any(x.index is None for x in done) else 0
 
 
 def _bad_line(bad: BadEntry, root: Path) -> dict[str, Any]:

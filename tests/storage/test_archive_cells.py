@@ -24,6 +24,7 @@ from vigia.service.db import archive_cells as cells
 from vigia.service.db.archive_cells import index_path
 from vigia.service.db.archive_files import ArchiveFolder, fragment
 from vigia.service.db.archive_format import table_from_columns, write_part
+from vigia.service.db.archive_index import index_missing
 from vigia.service.db.archive_read import covering_filter
 
 DAY = 20_606
@@ -141,3 +142,22 @@ def test_an_index_that_cannot_be_written_leaves_the_part_whole(tmp_path: Path) -
     path, rows = write_part(tmp_path, DAY, "p", [_table([(1, T0, -40.0, -22.0)])], "native")
     assert rows == 1 and pq.read_metadata(path).num_rows == 1
     assert not list(day.glob(".part-*.tmp"))
+
+
+def test_files_archived_without_an_index_get_one(tmp_path: Path) -> None:
+    """``vigia archive --index``: a day archived before the index, and one whose index
+    is spoiled, get theirs; a day whose index is good is left alone."""
+    points = [(m, T0 + 60.0 * m, -40.0 + 0.01 * m, -22.5) for m in range(1, 9)]
+    paths = [write_part(tmp_path, DAY + d, "p", [_table(points)], "native")[0] for d in range(3)]
+    index_path(paths[0]).unlink()
+    index_path(paths[1]).write_bytes(b"not an index")
+    good = index_path(paths[2]).stat().st_mtime_ns
+    done = index_missing(ArchiveFolder(tmp_path))
+    assert [(x.part, x.positions, x.index) for x in done] == [
+        (paths[0], 8, index_path(paths[0])),
+        (paths[1], 8, index_path(paths[1])),
+    ]
+    assert index_path(paths[2]).stat().st_mtime_ns == good
+    box = (-39.9701, -22.5001, -39.9699, -22.4999)  # vessel 3
+    assert all(_named(p, box, T0, T0 + 86_400) == {3} for p in paths[:2])
+    assert index_missing(ArchiveFolder(tmp_path)) == []

@@ -196,7 +196,7 @@ def query(
     meta = json.loads(raw)
     want = {"version": VERSION, "per_degree": PER_DEGREE, "part": part, "rows": rows,
             "bytes": size}  # fmt: skip
-    if any(meta.get(k) != v for k, v in want.items()):
+    if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in want.items()):
         return None
     if not boxes:
         return set(), 0

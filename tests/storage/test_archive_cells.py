@@ -161,3 +161,17 @@ def test_files_archived_without_an_index_get_one(tmp_path: Path) -> None:
     box = (-39.9701, -22.5001, -39.9699, -22.4999)  # vessel 3
     assert all(_named(p, box, T0, T0 + 86_400) == {3} for p in paths[:2])
     assert index_missing(ArchiveFolder(tmp_path)) == []
+
+
+def test_an_index_of_other_columns_or_metadata_is_not_used(tmp_path: Path) -> None:
+    path, rows = write_part(tmp_path, DAY, "p", [_table([(1, T0, -40.0, -22.0)])], "native")
+    size = path.stat().st_size
+    for meta in (b"[1]", b"{not json", b'{"version": 2}'):
+        tab = pq.read_table(index_path(path)).replace_schema_metadata({b"vigia_cells": meta})
+        pq.write_table(tab, index_path(path))
+        with open(index_path(path), "rb") as fh:
+            try:
+                got = cells.query(fh, path.name, rows, size, [(-41, -23, -39, -21)], T0, T0)
+            except ValueError:
+                got = None  # not JSON: the reader passes it over (backtest_read)
+        assert got is None

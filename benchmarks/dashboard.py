@@ -1,7 +1,8 @@
 """The dashboard in the real browser with 20,000 vessels moving: frame time and the time
 from a lead event to its row in the panel.
 
-Usage: python -m benchmarks.dashboard [--vessels 20000] [--period 5] [--seconds 20] [--quick]
+Usage: python -m benchmarks.dashboard [--vessels 20000] [--period 5] [--seconds 20]
+[--moving 1.0] [--quick]
 
 Runs ``vigia serve`` (SQLite, in a temporary folder) fed over a real TCP socket, puts
 ``--vessels`` synthetic vessels (type 1 reports, moving at 5-20 kn) off the Brazilian
@@ -95,10 +96,13 @@ def fleet(n: int, seed: int = 7) -> list[list[float]]:
     return out
 
 
-def step(ships: list[list[float]], dt: float) -> list[str]:
+def step(ships: list[list[float]], dt: float, share: float = 1.0) -> list[str]:
+    """A new position for ``share`` of the ships (the first ones: moored and anchored
+    vessels report every few minutes, so in a national picture most of the layer is
+    still from one refresh to the next)."""
     t = time.time()
     lines = []
-    for s in ships:
+    for s in ships[: max(1, round(len(ships) * share))]:
         d = s[3] * 1852 / 3600 * dt
         s[1] += d * math.sin(math.radians(s[4])) / (111_320 * math.cos(math.radians(s[2])))
         s[2] += d * math.cos(math.radians(s[4])) / 110_540
@@ -122,6 +126,9 @@ def main() -> int:
     ap.add_argument("--period", type=float, default=5.0)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--leads", type=int, default=20)
+    ap.add_argument(
+        "--moving", type=float, default=1.0, help="share of the vessels reporting each period"
+    )
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     args = ap.parse_args()
     if args.quick:
@@ -144,7 +151,7 @@ def main() -> int:
             def move() -> None:
                 while not stop.wait(args.period):
                     try:
-                        svc.feed.send(step(ships, args.period))  # type: ignore[union-attr]
+                        svc.feed.send(step(ships, args.period, args.moving))  # type: ignore[union-attr]
                     except OSError as exc:  # the service dropped the feed; it reconnects
                         print(f"feed: {exc}; resending next period", flush=True)
 
@@ -153,6 +160,18 @@ def main() -> int:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
+                # bytes on the wire of each vessel-layer answer (gzip's Content-Length)
+                layer: list[tuple[bool, int, bool]] = []
+
+                def sized(resp: object) -> None:
+                    url, headers = resp.url, resp.headers  # type: ignore[attr-defined]
+                    if "/map/vessels" in url and "content-length" in headers:
+                        n = int(headers["content-length"])
+                        layer.append(
+                            ("since=" in url, n, headers.get("content-encoding") == "gzip")
+                        )
+
+                page.on("response", sized)
                 page.goto(svc.base + "/")
                 page.fill("#key", svc.keys["inspector"])
                 page.evaluate(f"window.__vigia.vesselRefreshMs = {int(args.period * 1000)}")
@@ -172,6 +191,15 @@ def main() -> int:
                 full = page.evaluate(FRAMES_JS, int(args.seconds * 1000))
                 summary("baseline (no vessels)", base["frames"], base["longs"])
                 summary(f"{drawn} vessels moving", full["frames"], full["longs"])
+                whole = [n for d, n, _ in layer if not d]
+                deltas = [n for d, n, _ in layer if d]
+                print(
+                    f"map refresh bytes: whole layer {pct(whole, 0.5) / 1e3:.1f} kB "
+                    f"({len(whole)}), delta p50 {pct(deltas, 0.5) / 1e3:.1f} kB "
+                    f"p95 {pct(deltas, 0.95) / 1e3:.1f} kB ({len(deltas)}; "
+                    f"{args.moving:.0%} of the vessels report every {args.period:g} s), "
+                    f"gzip {all(z for *_, z in layer)}"
+                )
                 rows = page.evaluate(INJECT_JS, args.leads)
                 print(
                     f"lead event -> row ({len(rows)} events under load): "

@@ -96,6 +96,8 @@ class VesselLatest(_Fix, Base):
 
     mmsi: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     t: Mapped[float] = mapped_column(Float)
+    # the writer's clock when this row last changed: what a map's delta asks by (0018)
+    changed_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class ZoneVersion(Base):

@@ -9,6 +9,7 @@ one round trip per position. SQLite: two ``executemany`` calls in one transactio
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +26,11 @@ log = logging.getLogger(__name__)
 
 _COLS = ", ".join(POSITION_COLUMNS)
 _UPDATE = ", ".join(f"{c} = EXCLUDED.{c}" for c in POSITION_COLUMNS if c != "mmsi")
+# the latest row also keeps when it changed, by the writer's clock (a map's delta)
+_LATEST_UPDATE = f"{_UPDATE}, changed_at = EXCLUDED.changed_at"
+#: a delta reaches this far back before the newest change it answered: a batch stamped
+#: earlier may commit after the read (its transaction was still open)
+CHANGE_OVERLAP_S = 5.0
 _STAGE = "vigia_pos_stage"
 # the stage table's PostgreSQL type of each position column: its DDL and the binary COPY
 # both come from here (a new column without a type fails at import)
@@ -117,9 +123,10 @@ def write_positions_pg(conn: Connection, positions: Sequence[Position]) -> int:
             )
         written = int(cur.rowcount)
         cur.execute(
-            f"INSERT INTO vessel_latest ({_COLS}) "
-            f"SELECT DISTINCT ON (mmsi) {_COLS} FROM {_STAGE} ORDER BY mmsi, t DESC "
-            f"ON CONFLICT (mmsi) DO UPDATE SET {_UPDATE} WHERE vessel_latest.t < EXCLUDED.t"
+            f"INSERT INTO vessel_latest ({_COLS}, changed_at) "
+            f"SELECT DISTINCT ON (mmsi) {_COLS}, %s FROM {_STAGE} ORDER BY mmsi, t DESC "
+            f"ON CONFLICT (mmsi) DO UPDATE SET {_LATEST_UPDATE} WHERE vessel_latest.t < EXCLUDED.t",
+            (time.time(),),
         )
     return written
 
@@ -150,10 +157,11 @@ def write_positions_sqlite(conn: Connection, positions: Sequence[Position]) -> i
         seen = newest.get(row[0])
         if seen is None or row[1] > seen[1]:
             newest[row[0]] = row
+    now = time.time()
     conn.exec_driver_sql(
-        f"INSERT INTO vessel_latest ({_COLS}) VALUES ({marks}) "
-        f"ON CONFLICT (mmsi) DO UPDATE SET {_UPDATE} WHERE vessel_latest.t < EXCLUDED.t",
-        list(newest.values()),
+        f"INSERT INTO vessel_latest ({_COLS}, changed_at) VALUES ({marks}, ?) "
+        f"ON CONFLICT (mmsi) DO UPDATE SET {_LATEST_UPDATE} WHERE vessel_latest.t < EXCLUDED.t",
+        [(*row, now) for row in newest.values()],
     )
     return written
 
@@ -163,15 +171,21 @@ def storable_positions(positions: Sequence[Position]) -> list[Position]:
     return [p for p in positions if storable(p)]
 
 
-def latest_sql(pg: bool, bbox: bool) -> Any:
-    """The latest-positions query, with a bbox filter the dialect can index."""
-    where = ""
+def latest_sql(pg: bool, bbox: bool, since: bool = False) -> Any:
+    """The latest-positions query, with a bbox filter the dialect can index and, for a
+    map's delta, only the vessels whose row changed at or after ``:since`` (the writer's
+    clock, ``changed_at``)."""
+    conds = []
     if bbox and pg:
-        where = "WHERE geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)"
+        conds.append("geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)")
     elif bbox:
-        where = "WHERE lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat"
+        conds.append("lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat")
+    if since:
+        conds.append("changed_at >= :since")
+    where = f"WHERE {' AND '.join(conds)}" if conds else ""
     return text(
-        f"SELECT {_COLS} FROM vessel_latest {where} ORDER BY mmsi LIMIT :limit OFFSET :offset"
+        f"SELECT {_COLS}, changed_at FROM vessel_latest {where} "
+        "ORDER BY mmsi LIMIT :limit OFFSET :offset"
     )
 
 

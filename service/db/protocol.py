@@ -141,6 +141,13 @@ class Repository(Protocol):
     def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
         """Each vessel's latest position, optionally inside a bbox."""
 
+    def latest_changes(
+        self, bbox: BBox | None, since: float | None, limit: int
+    ) -> tuple[list[Position], float | None]:
+        """The latest positions (optionally inside a bbox) whose row changed at or after
+        ``since`` (the writer's clock, Unix seconds; every one when None), by MMSI, and
+        the newest such change (None when no answered row has one)."""
+
     def track(
         self,
         mmsi: int,

@@ -183,12 +183,25 @@ class SqlRepository(
 
     def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
         """Each vessel's latest position (inclusive bbox), by MMSI."""
-        params: dict[str, Any] = {"limit": limit, "offset": offset}
+        return self._latest(bbox, None, limit, offset)[0]
+
+    def latest_changes(
+        self, bbox: BBox | None, since: float | None, limit: int
+    ) -> tuple[list[Position], float | None]:
+        """The latest positions changed at or after ``since``, and the newest change."""
+        return self._latest(bbox, since, limit, 0)
+
+    def _latest(
+        self, bbox: BBox | None, since: float | None, limit: int, offset: int
+    ) -> tuple[list[Position], float | None]:
+        params: dict[str, Any] = {"limit": limit, "offset": offset, "since": since}
         if bbox is not None:
             params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
+        sql = pos.latest_sql(self._pg, bbox is not None, since is not None)
         with self._tx() as conn:
-            rows = conn.execute(pos.latest_sql(self._pg, bbox is not None), params).all()
-        return [row_position(r._mapping) for r in rows]
+            rows = conn.execute(sql, params).all()
+        changes = [r.changed_at for r in rows if r.changed_at is not None]
+        return [row_position(r._mapping) for r in rows], max(changes, default=None)
 
     @property
     def archive(self) -> ArchiveReader | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.middleware.gzip import GZipMiddleware
 
 from vigia.alerts.procedure.register import fingerprint as register_fingerprint
 from vigia.service.db.archive_ledger import ArchiveCheck
@@ -263,6 +264,10 @@ def create_app(
         secrets.token_bytes(32) if secret is None else secret.get_secret_value().encode()
     )
     install_problem_handlers(app)
+    # every answer of 1 KB or more compressed for a client that accepts gzip (the map's
+    # vessel layer is a tenth of its size); Starlette leaves event streams alone, so
+    # SSE frames still go out one by one
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
     app.add_middleware(RequestGuard)
     include_routers(app)
     install_dashboard(app)

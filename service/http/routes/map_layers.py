@@ -16,6 +16,7 @@ from shapely.geometry import mapping
 
 from vigia.alerts.procedure.register import offices
 from vigia.ingest.records import VesselInfo, device_class, iso_utc
+from vigia.service.db.positions import CHANGE_OVERLAP_S
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.http.deps import ROLES, get_repository, require_role
 from vigia.service.http.problems import problem_responses
@@ -25,6 +26,7 @@ from vigia.service.http.routes.params import (
     GEOJSON_MEDIA_TYPE,
     GeoJSONResponse,
     parse_bbox,
+    parse_time,
 )
 from vigia.zones.basemap import display_land
 from vigia.zones.evaluate import ZoneIndex
@@ -276,14 +278,29 @@ def get_map_vessels(
     repo: Annotated[Repository, Depends(get_repository)],
     bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_VESSELS)] = MAX_VESSELS,
+    since: Annotated[
+        str | None,
+        Query(
+            max_length=40,
+            description="only the vessels whose latest position changed since the answer "
+            "that gave this `next_since` (a map's delta); the whole layer without it",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Rows ``[mmsi, lon, lat, cog, heading, sog, t, class, ship_type, name]`` (a map draws
-    20,000 of these; GeoJSON would triple the bytes)."""
-    rows = [
-        p
-        for p in repo.latest_positions(parse_bbox(bbox), limit, 0)
-        if p.lon is not None and p.lat is not None
-    ]
+    20,000 of these; GeoJSON would triple the bytes). With ``since``, only the vessels
+    whose latest position changed since then: a map refreshing every few seconds gets
+    what moved, not the whole layer. ``next_since`` is the cursor for the next delta."""
+    after = parse_time(since, "since")
+    found, newest = repo.latest_changes(parse_bbox(bbox), after, limit)
+    rows = [p for p in found if p.lon is not None and p.lat is not None]
+    # the cursor is the store's own change time (the writer's clock), never a fix's time:
+    # a fix heard now may be older than another vessel's newest (two receivers,
+    # satellite AIS hours late) and would fall behind a cursor of fix times. It reaches
+    # CHANGE_OVERLAP_S back, for a batch stamped earlier that committed after this read
+    cursor = after
+    if newest is not None:
+        cursor = max(after or 0.0, newest - CHANGE_OVERLAP_S)
     static: dict[int, VesselInfo] = {}
     if isinstance(repo, VesselCatalogue) and rows:
         static = {v.mmsi: v for v in repo.vessels_static([p.mmsi for p in rows])}
@@ -318,6 +335,7 @@ def get_map_vessels(
             "name",
         ],
         "now": iso_utc(time.time()),
+        "next_since": None if cursor is None else iso_utc(cursor),
         "vessels": out,
     }
 

@@ -13,6 +13,7 @@ const ROLE_RANK = { viewer: 1, inspector: 2, admin: 3 };
 // positions: the map asks again this often (the stream's vessel.position events, when the
 // service offers them, can replace this without touching the layer code)
 const VESSEL_REFRESH_MS = 5000;
+const VESSEL_WHOLE_MS = 300_000;  // the whole vessel layer every 5 minutes, deltas between
 const LEAD_POLL_MS = 5000;
 
 const state = { session: null, audio: null };
@@ -137,8 +138,16 @@ function pollLeads(leads) {
 }
 
 async function refreshVessels(map) {
+  // the whole layer now and then, deltas between: a refresh carries the vessels that
+  // moved since the last answer, not all of them (issue 39). The whole layer also
+  // brings fixes that arrived late with older times, which no delta holds
   try {
-    if (!document.hidden) map.setVessels(await api("/map/vessels"));
+    if (!document.hidden) {
+      const whole = !state.vesselSince || Date.now() - state.vesselWholeAt > VESSEL_WHOLE_MS;
+      const doc = await api(whole ? "/map/vessels" : `/map/vessels?since=${encodeURIComponent(state.vesselSince)}`);
+      if (whole) { map.setVessels(doc); state.vesselWholeAt = Date.now(); } else map.mergeVessels(doc);
+      state.vesselSince = doc.next_since || state.vesselSince;
+    }
   } catch (e) { console.warn("vessels", e.message); }
   state.vesselTimer = setTimeout(() => refreshVessels(map), state.vesselRefreshMs || VESSEL_REFRESH_MS);
 }

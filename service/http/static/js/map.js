@@ -58,6 +58,15 @@ export const LAYER_GROUPS = {
   leads: ["lead-ring"],
 };
 
+/** A /map/vessels row as a map feature, its id the MMSI (so a delta can replace it). */
+function vesselFeature(row, ref) {
+  const [mmsi, lon, lat, cog, heading, sog, ts, dc, st, name] = row;
+  const dir = heading ?? cog;
+  return { type: "Feature", id: mmsi, geometry: { type: "Point", coordinates: [lon, lat] },
+    properties: { mmsi, cog, sog, t: ts, name, ship_type: st, cls: shipClass(dc, st), dir: dir ?? 0,
+      moving: dir != null && (sog ?? 0) >= 0.5, stale: ref - Date.parse(ts) > STALE_S * 1000 } };
+}
+
 export class VigiaMap {
   constructor(container, { onVessel, onLead }) {
     this.onVessel = onVessel;
@@ -170,26 +179,42 @@ export class VigiaMap {
     this.counts = { land: land.features.length, zones: zones.features.length, lines: lines.features.length };
   }
 
-  /** Replace the vessel layer with rows from /map/vessels. */
+  /** Replace the vessel layer with rows from /map/vessels (the whole layer). */
   setVessels(doc) {
     const rows = doc.vessels;
-    let newest = 0;
-    for (const r of rows) { const ts = Date.parse(r[6]); if (ts > newest) newest = ts; }
-    // a replay of old traffic would fade everything against the wall clock, so "stale" is
-    // measured from the newest position heard (never later than now)
-    const ref = Math.min(Date.now(), newest || Date.now());
+    this.vesselNewest = 0;
+    for (const r of rows) { const ts = Date.parse(r[6]); if (ts > this.vesselNewest) this.vesselNewest = ts; }
+    const ref = this.staleRef();
     const features = new Array(rows.length);
+    this.vesselRows = new Map();
     for (let i = 0; i < rows.length; i++) {
-      const [mmsi, lon, lat, cog, heading, sog, ts, dc, st, name] = rows[i];
-      const dir = heading ?? cog;
-      features[i] = { type: "Feature", geometry: { type: "Point", coordinates: [lon, lat] },
-        properties: { mmsi, cog, sog, t: ts, name, ship_type: st, cls: shipClass(dc, st), dir: dir ?? 0,
-          moving: dir != null && (sog ?? 0) >= 0.5, stale: ref - Date.parse(ts) > STALE_S * 1000 } };
-      this.vesselRows.set(mmsi, rows[i]);
+      features[i] = vesselFeature(rows[i], ref);
+      this.vesselRows.set(rows[i][0], rows[i]);
     }
     this.vesselCount = rows.length;
     this.map.getSource("vessels").setData({ type: "FeatureCollection", features });
   }
+
+  /** Apply a delta of /map/vessels?since=: the vessels that moved on since the last
+   * answer replace their old points; the others stay as drawn (their "stale" shade is
+   * brought up to date by the next whole layer). */
+  mergeVessels(doc) {
+    const rows = doc.vessels;
+    if (!rows.length) return;
+    for (const r of rows) { const ts = Date.parse(r[6]); if (ts > this.vesselNewest) this.vesselNewest = ts; }
+    const ref = this.staleRef();
+    const moved = rows.filter((r) => this.vesselRows.has(r[0])).map((r) => r[0]);
+    for (const r of rows) this.vesselRows.set(r[0], r);
+    this.vesselCount = this.vesselRows.size;
+    const src = this.map.getSource("vessels");
+    // MapLibre applies a diff by feature id in its worker: no whole layer re-sent to it
+    if (typeof src.updateData === "function") src.updateData({ remove: moved, add: rows.map((r) => vesselFeature(r, ref)) });
+    else src.setData({ type: "FeatureCollection", features: [...this.vesselRows.values()].map((r) => vesselFeature(r, ref)) });
+  }
+
+  /** A replay of old traffic would fade everything against the wall clock, so "stale"
+   * is measured from the newest position heard (never later than now). */
+  staleRef() { return Math.min(Date.now(), this.vesselNewest || Date.now()); }
 
   setLeads(leads) {
     const features = leads.map((l) => ({ type: "Feature", geometry: l.closest_point,

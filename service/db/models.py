@@ -179,6 +179,9 @@ class LeadRow(Base):
     # how many times the row changed (1 when inserted): an edit's UPDATE compares it, so
     # concurrent edits are never silently lost; the API's ETag
     version: Mapped[int] = mapped_column(Integer, server_default=text("1"), default=1)
+    # broker mode: the stream sequence this version was committed at; an older one is
+    # never written over it (migration 0019)
+    source_seq: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 #: the keyset indexes of the lead lists (migration 0013): each offered order, over the

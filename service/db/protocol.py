@@ -207,9 +207,10 @@ class Repository(Protocol):
         """How many current zones there are."""
 
     # leads
-    def upsert_leads(self, leads: Sequence[Lead]) -> None:
+    def upsert_leads(self, leads: Sequence[Lead], *, seq: int | None = None) -> None:
         """Insert leads, or update open ones as their episodes grow; never rewrites the
-        evidence of a closed lead."""
+        evidence of a closed lead. ``seq`` (broker mode): the stream sequence these
+        versions were committed at; a lead stored from a higher one is kept."""
 
     def get_lead(self, lead_id: str, scope: Scope) -> Lead | None:
         """One lead with its evidence (None when absent or outside ``scope``)."""

@@ -329,15 +329,16 @@ class SqlRepository(
             return zl.count_zones(conn)
 
     # leads
-    def upsert_leads(self, leads: Sequence[Lead]) -> None:
+    def upsert_leads(self, leads: Sequence[Lead], *, seq: int | None = None) -> None:
         """Insert leads, or update open ones as their episodes grow; a closed lead is
         never rewritten, and an open lead's workflow status is kept. A lead without an
         authority is routed by the stored jurisdiction zones (ballast leads by their AIS
         destination port first, NORMAM-20 2.1.2). Each real change is also a lead event
-        in the same transaction (the outbox); silenced leads are stored but not pushed."""
+        in the same transaction (the outbox); silenced leads are stored but not pushed.
+        ``seq``: broker mode's commit sequence (see ``zones_leads.upsert_leads``)."""
         with self._tx() as conn:
             last_id = zl.upsert_leads(
-                conn, self._pg, sl.prepare_leads(conn, self._pg, leads), time.time()
+                conn, self._pg, sl.prepare_leads(conn, self._pg, leads), time.time(), seq
             )
         self._notify_events(last_id)
 

@@ -178,10 +178,16 @@ def _count(conn: Connection, *conds: ColumnElement[bool]) -> int:
     return int(conn.execute(select(func.count()).select_from(_Z).where(*conds)).scalar() or 0)
 
 
-def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) -> int:
+def upsert_leads(
+    conn: Connection, pg: bool, leads: Sequence[Lead], now: float, seq: int | None = None
+) -> int:
     """Insert new leads; update open ones (keeping their workflow status); leave closed
     ones. Writes a ``lead.opened`` or ``lead.updated`` event for each lead that really
-    changed, in this transaction; returns the highest event id written (0 if none)."""
+    changed, in this transaction; returns the highest event id written (0 if none).
+
+    ``seq`` (broker mode): the stream sequence these versions were committed at; a lead
+    stored from a higher one is left as it is (a stalled writer's older version never
+    goes back over a newer one, migration 0019)."""
     if not leads:
         return 0
     last = {lead.id: lead for lead in leads}  # one statement may not touch a row twice
@@ -198,8 +204,16 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
             LeadRow.status,
             LeadRow.procedure,
             LeadRow.details,
+            LeadRow.source_seq,
         )
         stored.update((r.id, r) for r in conn.execute(found.where(LeadRow.id.in_(chunk))))
+    if seq is not None:
+        # read under the lock above, so no writer can store a newer version in between
+        for lead_id, r in stored.items():
+            if r.source_seq is not None and r.source_seq > seq and lead_id in last:
+                del last[lead_id]
+        if not last:
+            return 0
     events: list[tuple[str, Lead, str | None]] = []
     for gone in [x for x in last.values() if "superseded_by" in x.details]:
         # an open lead a late record superseded (alerts/rejudge.py): one never stored
@@ -229,6 +243,8 @@ def upsert_leads(conn: Connection, pg: bool, leads: Sequence[Lead], now: float) 
     rows = [lead_row(lead, now) for lead in last.values()]
     for row, lead in zip(rows, last.values(), strict=True):
         row["digest"] = ev.digest(row)
+        if seq is not None:
+            row["source_seq"] = seq  # after the digest: the same facts are no new version
         prev = stored.get(lead.id)
         if lead.silence_id is not None:
             continue  # a silenced episode is stored and marked, never pushed

@@ -306,7 +306,8 @@ class PairingStage:
         """A commit's outbox: to the store, then on the lead subjects."""
         if not leads:
             return
-        await self._retry(lambda: asyncio.to_thread(self._repo.upsert_leads, leads))
+        seq = self._seq  # the commit's sequence: a stalled stage's older versions lose
+        await self._retry(lambda: asyncio.to_thread(self._repo.upsert_leads, leads, seq=seq))
         for lead in leads:
             await self._retry(functools.partial(self._publish, js, lead))
         for lead in leads:

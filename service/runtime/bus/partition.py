@@ -336,13 +336,17 @@ class HeldPartition:
     async def _write(
         self, *, positions: Sequence[Position] = (), outbox: bus_state.Outbox | None = None
     ) -> None:
+        seq = self.state.seq  # the committed state's: what this outbox was committed at
+
         def work() -> None:
             if positions:
                 self._repo.add_positions(positions)
             if outbox is not None and (outbox.vessels or outbox.history):
                 self._repo.upsert_vessels(outbox.vessels, outbox.history)
             if outbox is not None and outbox.leads:
-                self._repo.upsert_leads(outbox.leads)
+                # the commit's sequence fences the write: if this worker stalled here
+                # and the next holder has stored newer versions, these are left out
+                self._repo.upsert_leads(outbox.leads, seq=seq)
 
         try:
             await asyncio.to_thread(work)

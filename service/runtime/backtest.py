@@ -139,7 +139,9 @@ def backtest(
     in_force = repo.list_zones(None, None, None)[0]
     ids = affected(in_force, draft, cfg)
     after = apply_draft(in_force, draft)
-    boxes = [reach_box(z, cfg) for z in after if z.id in ids]
+    # where the zones in question stand in force and in the draft: a moved zone's old
+    # place holds the leads the draft would take away
+    boxes = list(dict.fromkeys(reach_box(z, cfg) for z in (*in_force, *after) if z.id in ids))
     folder = None if repo.archive is None else repo.archive.folder
     reader = PeriodReader(repo.engine, folder, index=index)
     say("candidates", 0.1)

@@ -302,3 +302,24 @@ def test_the_lead_in_replays_from_the_last_silence_within_eight_days(
     }
     assert got.unsettled == whole.unsettled
     assert reader.reads <= 4
+
+
+def test_a_zone_moved_away_says_its_leads_are_gone(store: SqlRepository) -> None:
+    """The zones in force are read where they stand now, not only where the draft puts
+    them: moving the platform 20 km gives every lead it raised as gone."""
+    repo = store
+    repo.put_zones(_zones(_platform(), _far()))
+    lines, _ = _traffic(5)
+    _live(repo, lines)
+    live = {
+        x.id
+        for x in repo.list_leads(LeadQuery(include_silenced=True), 1000, scope=EVERY_AUTHORITY)[0]
+        if x.zone_id == "plat-bt" and SINCE <= x.started_at <= UNTIL
+    }
+    assert live
+    moved = _platform()
+    moved["geometry"]["coordinates"] = list(fwd(*PLAT, 90.0, 20_000.0))
+    out = backtest(repo, _zones(moved), SINCE, UNTIL)
+    assert out.leads == []
+    assert {x.id for x in out.compared.gone} == live
+    assert out.report["difference"] == {"new": 0, "kept": 0, "gone": len(live)}

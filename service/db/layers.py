@@ -60,6 +60,7 @@ LAYER_FIELDS: dict[str, dict[str, Field]] = {
         "status": Field("string", _L.status),
         "mmsi": Field("number", _L.mmsi),
         "zone_id": Field("string", _L.zone_id),
+        "authority": Field("string", _L.authority),
         "min_distance_m": Field("number", _L.min_distance_m),
         "max_sog_kn": Field("number", _L.max_sog_kn),
         # the expression migration 0017 indexes: `assignee = 'X'` reads that index

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse
 
+from vigia.alerts.procedure.register import offices
 from vigia.alerts.procedure.workflow import STATES
 from vigia.service.errors import NotFoundError
 from vigia.service.http.deps import require_role
@@ -72,6 +73,15 @@ QUERYABLES: dict[str, tuple[str, dict[str, dict[str, Any]]]] = {
             "status": _typed("procedure state", "string", enum=list(STATES)),
             "mmsi": _typed("vessel MMSI", "integer"),
             "zone_id": _typed("zone id (none for rules without a zone)", "string"),
+            # the register's offices, so a client can offer every one (a page's filter
+            # reached only the authorities of the leads it had loaded); a jurisdiction
+            # zone an admin uploads may route to a name outside it, so this is no closed
+            # list for filters, which take any name
+            "authority": _typed(
+                "office the lead is routed to (the register's offices listed)",
+                "string",
+                examples=sorted({o.name for o in offices()}),
+            ),
             "min_distance_m": _typed("closest distance to the zone, metres", "number"),
             "max_sog_kn": _typed("highest speed over ground, knots", "number"),
             "assignee": _typed("officer assigned (procedure.assignment.officer)", "string"),

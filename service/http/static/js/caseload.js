@@ -142,11 +142,12 @@ export class Caseload {
   }
 }
 
-/** The rule and status codes the service knows (the leads' queryables), so the filters
- * offer rules no loaded lead has; empty if the service does not say. */
+/** The rule and status codes and the register's offices the service knows (the leads'
+ * queryables), so the filters offer what no loaded lead has; empty if it does not say. */
 export async function catalogue() {
   try {
     const doc = await api("/collections/leads/queryables", { accept: "application/schema+json" });
-    return { rules: doc.properties?.rule?.enum || [], statuses: doc.properties?.status?.enum || [] };
-  } catch { return { rules: [], statuses: [] }; }
+    const p = doc.properties || {};
+    return { rules: p.rule?.enum || [], statuses: p.status?.enum || [], authorities: p.authority?.examples || [] };
+  } catch { return { rules: [], statuses: [], authorities: [] }; }
 }

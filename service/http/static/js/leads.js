@@ -131,11 +131,11 @@ export class LeadPanel {
 
   render() {
     const all = [...this.leads.values()];
-    // the choices: the service's rules and the map's zones, whatever is loaded; the
-    // authorities of the leads seen (and a link's), as no route lists them yet
+    // the choices: the service's rules, the map's zones and the register's offices,
+    // whatever is loaded, and those of the leads seen (a jurisdiction zone's authority)
     this.fillSelect("rule", new Set([...this.known.rules, ...all.map((l) => l.rule)]), ruleName);
     this.fillSelect("zone", new Set([...(this.map.zoneNames?.keys() || []), ...all.map((l) => l.zone_id)]), (v) => this.zoneName(v));
-    this.fillSelect("authority", new Set(all.map((l) => l.authority)));
+    this.fillSelect("authority", new Set([...(this.known.authorities || []), ...all.map((l) => l.authority)]));
     this.fillSelect("status", new Set([...all.map((l) => l.status), ...(this.features.statuses || []), ...this.known.statuses]), (v) => t("st." + v));
     const rows = this.caseload.rows(this.leads);
     this.count.textContent = this.countText(rows.length);

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -16,6 +17,7 @@ pytestmark = pytest.mark.slow
 
 FLEET = [710_400_000 + k for k in range(40)]
 MOVER = FLEET[7]
+FAR = 710_499_999
 
 
 def _lines(mmsi: int, lon: float, lat: float, t: float) -> list[str]:
@@ -48,9 +50,10 @@ def test_the_map_refreshes_by_deltas_and_draws_the_moved_vessel(
     t0 = time.time() - 60
     # a second apart, as a real fleet's fixes mostly are
     lines = [ln for k, m in enumerate(FLEET) for ln in _lines(m, -43.3 + k * 0.01, -23.2, t0 + k)]
-    service.feed.send(lines)
+    # and one off Fortaleza, 2,000 km away: never around a view of Rio
+    service.feed.send([*lines, *_lines(FAR, -38.4, -3.6, t0)])
     end = time.monotonic() + 30
-    while not set(FLEET) <= {r[0] for r in service.get("/map/vessels")["vessels"]}:
+    while not {*FLEET, FAR} <= {r[0] for r in service.get("/map/vessels")["vessels"]}:
         assert time.monotonic() < end, "the fleet was never stored"
         time.sleep(0.2)
     page = watched.page
@@ -79,7 +82,7 @@ def test_the_map_refreshes_by_deltas_and_draws_the_moved_vessel(
     assert "since=" not in answers[0][0] and len(answers[0][1]) == everyone
     assert answers[0][2] == "gzip"
     quiet = [got for url, got, _ in answers[1:] if "since=" in url]
-    assert quiet and all(set(got) <= set(FLEET) for got in quiet), answers
+    assert quiet and all(set(got) <= {*FLEET, FAR} for got in quiet), answers
     # one vessel moves 0.1 degree east, its fix OLDER than the fleet's newest (heard
     # late): its row changed, so a delta holds it and the map draws it there
     service.feed.send(_lines(MOVER, was + 0.1, -23.2, t0 + 30))
@@ -93,7 +96,19 @@ def test_the_map_refreshes_by_deltas_and_draws_the_moved_vessel(
     while [MOVER] not in [got for url, got, _ in answers if "since=" in url]:
         assert time.monotonic() < end, answers[-5:]
         page.wait_for_timeout(200)
-    # the others stay drawn where they were, and the layer holds each vessel once
-    assert page.evaluate("window.__vigia.map.vesselCount") == everyone
+    # the others stay drawn where they were
     assert _at(_drawn_at(page, FLEET[3]), -43.3 + 3 * 0.01)
+    # zoomed in to 10, the page asks for the vessels around the view only: its layer
+    # is what the API answers for that box, each vessel once
+    boxed = [url for url, _, _ in answers if "bbox=" in url and "since=" not in url]
+    assert boxed, [u for u, _, _ in answers]
+    box = [float(x) for x in unquote(boxed[-1].split("bbox=")[1].split("&")[0]).split(",")]
+    view = page.evaluate("window.__vigia.map.map.getBounds().toArray().flat()")
+    assert box[0] < view[0] < view[2] < box[2] and box[1] < view[1] < view[3] < box[3]
+    inside = service.get("/map/vessels?bbox=" + ",".join(map(str, box)))["vessels"]
+    assert page.evaluate("window.__vigia.map.vesselCount") == len(inside) < everyone
+    assert FAR not in {r[0] for r in inside} and set(FLEET) <= {r[0] for r in inside}
+    # zoomed out again, the whole coast comes back
+    page.evaluate("window.__vigia.map.map.jumpTo({center: [-43.1, -23.2], zoom: 5})")
+    page.wait_for_function(f"window.__vigia.map.vesselCount === {everyone}", timeout=20_000)
     assert not watched.errors

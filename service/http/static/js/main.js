@@ -14,6 +14,7 @@ const ROLE_RANK = { viewer: 1, inspector: 2, admin: 3 };
 // service offers them, can replace this without touching the layer code)
 const VESSEL_REFRESH_MS = 5000;
 const VESSEL_WHOLE_MS = 300_000;  // the whole vessel layer every 5 minutes, deltas between
+const VIEW_ZOOM = 9;  // from here in (about 60 nm across), only the vessels around the view
 const LEAD_POLL_MS = 5000;
 
 const state = { session: null, audio: null };
@@ -137,16 +138,41 @@ function pollLeads(leads) {
   }, LEAD_POLL_MS);
 }
 
+/** From VIEW_ZOOM in, the vessels asked for are those of the view padded by half a view
+ * on each side (a harbour's, not the coast's); further out, all of them. */
+function vesselBox(map) {
+  const m = map.map;
+  if (!m || m.getZoom() < VIEW_ZOOM) return null;
+  const b = m.getBounds();
+  const w = (b.getEast() - b.getWest()) / 2, h = (b.getNorth() - b.getSouth()) / 2;
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return [r(Math.max(-180, b.getWest() - w)), r(Math.max(-90, b.getSouth() - h)),
+    r(Math.min(180, b.getEast() + w)), r(Math.min(90, b.getNorth() + h))];
+}
+
+function holds(outer, m) {
+  if (!outer) return true;  // the whole coast was asked for
+  const b = m.map.getBounds();
+  return b.getWest() >= outer[0] && b.getSouth() >= outer[1] && b.getEast() <= outer[2] && b.getNorth() <= outer[3];
+}
+
 async function refreshVessels(map) {
   // the whole layer now and then, deltas between: a refresh carries the vessels that
   // moved since the last answer, not all of them (issue 39). The whole layer also
-  // brings fixes that arrived late with older times, which no delta holds
+  // brings fixes that arrived late with older times, which no delta holds; it is asked
+  // again when the view leaves the box it was asked for, or zooms out of it
   try {
     if (!document.hidden) {
-      const whole = !state.vesselSince || Date.now() - state.vesselWholeAt > VESSEL_WHOLE_MS;
-      const doc = await api(whole ? "/map/vessels" : `/map/vessels?since=${encodeURIComponent(state.vesselSince)}`);
-      if (whole) { map.setVessels(doc); state.vesselWholeAt = Date.now(); } else map.mergeVessels(doc);
-      state.vesselSince = doc.next_since || state.vesselSince;
+      const zoomedIn = map.map && map.map.getZoom() >= VIEW_ZOOM;
+      const stale = !state.vesselSince || Date.now() - state.vesselWholeAt > VESSEL_WHOLE_MS;
+      const whole = stale || (state.vesselBox ? !zoomedIn || !holds(state.vesselBox, map) : zoomedIn);
+      const box = whole ? vesselBox(map) : state.vesselBox;
+      const q = new URLSearchParams();
+      if (box) q.set("bbox", box.join(","));
+      if (!whole) q.set("since", state.vesselSince);
+      const doc = await api(`/map/vessels${q.size ? "?" + q : ""}`);
+      if (whole) { map.setVessels(doc); state.vesselWholeAt = Date.now(); state.vesselBox = box; } else map.mergeVessels(doc);
+      state.vesselSince = (whole ? doc.next_since : doc.next_since || state.vesselSince) || null;
     }
   } catch (e) { console.warn("vessels", e.message); }
   state.vesselTimer = setTimeout(() => refreshVessels(map), state.vesselRefreshMs || VESSEL_REFRESH_MS);

@@ -12,8 +12,9 @@ those vessels' tracks over the window and its lead-in: a file is sorted by MMSI 
 time, so the row groups whose ``mmsi`` range holds none of them are skipped. pyarrow
 picks the row groups (``split_by_row_group``), so the count of positions read is the
 sum of the row groups it kept, not an estimate. Within a row group every column is
-decoded whole: a column chunk is one page here, and pyarrow cannot read part of one
-(it has no row ranges; apache/arrow#45284), so the candidates' rows are filtered after.
+decoded whole and the candidates' rows filtered after: pyarrow cannot read part of a
+row group (it has no row ranges; apache/arrow#45284), and a column of one is one or two
+of the writer's 1 MB pages.
 """
 
 from __future__ import annotations

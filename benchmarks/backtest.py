@@ -4,10 +4,10 @@ Usage: python -m benchmarks.backtest [--quick] [--days 30] [--per-day 5000000]
        [--coast-days N] [--archive DIR] [--repeat 3]
 
 Builds a GeoParquet archive (the archive's own writer: sorted by MMSI then time, 131,072
-rows a row group, bbox covering) of ``--days`` days of simulated traffic along the
-Brazilian coast, ``--per-day`` positions a day (a report a minute per vessel; 2 % of
-the vessels work the Campos basin, six loop past the draft platform), with an empty
-hot store holding the bundled zones.
+rows a row group, bbox covering, a cell index beside each file) of ``--days`` days of
+simulated traffic along the Brazilian coast, ``--per-day`` positions a day (a report a
+minute per vessel; 2 % of the vessels work the Campos basin, six loop past the draft
+platform), with an empty hot store holding the bundled zones.
 Then backtests, through ``vigia backtest``'s own function:
 
 - a platform-sized draft (a new platform in the Campos basin, 500 m);
@@ -15,7 +15,11 @@ Then backtests, through ``vigia backtest``'s own function:
   Vitória);
 
 and prints for each the positions read from the archive against the positions archived,
-the vessels replayed, the leads and the seconds. The baseline, measured in the same run:
+the vessels replayed, the leads and the seconds (finding the vessels, their tracks, the
+replay). The platform draft runs ``--repeat`` times each way, alternated: with every
+day read as one archived before the cell index (``scan``) and with the index
+(``index``); medians, and their ratio. ``--archive DIR`` keeps the archive for another
+run (of other code, say) on the same files. The baseline, measured in the same run:
 reading the window's archive whole (``mmsi`` and the ``bbox`` covering of every row, as
 a reader with no statistics to skip by would) just to find the vessels near the
 platform. Goal: the platform-sized draft in under 10 s.

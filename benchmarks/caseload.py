@@ -1,9 +1,9 @@
-"""A centre's caseload (issue 39): the lead lists at any depth on a SQLite store.
+"""A centre's caseload (issue 39): lead lists at any depth on SQLite or PostGIS.
 
 Usage: python -m benchmarks.caseload [--leads 100000] [--requests 200] [--limit 100]
-                                     [--quick]
+                                     [--quick] [--store PATH | --url postgresql+psycopg://...]
 
-Builds a SQLite store of ``--leads`` leads (through the repository's upsert, in batches
+Builds a store of ``--leads`` leads (through the repository's upsert, in batches
 of 5,000; a tenth with a pending deadline, three authorities, four rules) and times, in
 process through the app's TestClient, ``--requests`` sequential requests each of:
 
@@ -17,11 +17,15 @@ process through the app's TestClient, ``--requests`` sequential requests each of
 
 Prints p50 and p99 in milliseconds and whether each count was exact. ``--quick`` (a
 smoke run): 2,000 leads, 20 requests. ``--store PATH`` keeps the store and reuses it.
+``--url postgresql+psycopg://USER@HOST/NAME`` times PostGIS instead: it creates database
+NAME (which must not exist; through the server's ``postgres`` database), adds PostGIS,
+builds the leads through the same repository, and drops NAME at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import tempfile
 import time
@@ -29,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
@@ -114,6 +119,20 @@ def build(url: str, n: int) -> float:
     return time.perf_counter() - t0
 
 
+def _pg(url: str, database: str, sql: str) -> None:
+    """Run ``sql`` (autocommit) in ``database`` on the server of ``url``."""
+    server = url.replace("postgresql+psycopg://", "postgresql://").rpartition("/")[0]
+    with psycopg.connect(f"{server}/{database}", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def _pg_name(url: str) -> str:
+    name = url.rpartition("/")[2]
+    if not url.startswith("postgresql+psycopg://") or not re.fullmatch(r"[a-z0-9_]+", name):
+        raise SystemExit(f"--url: postgresql+psycopg://.../NAME (NAME in [a-z0-9_]), not {url}")
+    return name
+
+
 def settings_for(url: str, tmp: Path) -> Settings:
     """The app on the benchmark's store: no worker, no rate limits."""
     (tmp / "zones").mkdir(exist_ok=True)
@@ -143,13 +162,30 @@ def _next(body: dict[str, Any]) -> str | None:
     return next((x["href"] for x in body["links"] if x["rel"] == "next"), None)
 
 
-def run(n: int, requests: int, limit: int, store: str | None = None) -> None:
-    """Build (or reuse ``store``), serve in process, time and print."""
+def run(
+    n: int, requests: int, limit: int, store: str | None = None, pg_url: str | None = None
+) -> None:
+    """Build (or reuse ``store``; or create, fill and drop the database of ``pg_url``),
+    serve in process, time and print."""
+    if pg_url is not None:
+        name = _pg_name(pg_url)
+        _pg(pg_url, "postgres", f'CREATE DATABASE "{name}"')
+        try:
+            _pg(pg_url, name, "CREATE EXTENSION IF NOT EXISTS postgis")
+            _run(n, requests, limit, None, pg_url)
+        finally:
+            _pg(pg_url, "postgres", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    else:
+        _run(n, requests, limit, store, None)
+
+
+def _run(n: int, requests: int, limit: int, store: str | None, pg_url: str | None) -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         path = Path(store) if store else tmp / "caseload.sqlite"
-        url = f"sqlite:///{path}"
-        print(f"caseload: {n:,} leads on SQLite, {requests} requests a case, limit {limit}")
+        url = pg_url or f"sqlite:///{path}"
+        kind = "PostGIS" if pg_url else "SQLite"
+        print(f"caseload: {n:,} leads on {kind}, {requests} requests a case, limit {limit}")
         if store and path.exists():
             print(f"  store reused: {path} (built for --leads {n:,}: the caller's word)")
         else:
@@ -170,7 +206,7 @@ def run(n: int, requests: int, limit: int, store: str | None = None) -> None:
             # walk the whole default list by its next links once: the last page's cursor
             walk: list[float] = []
             href: str | None = f"/leads?limit={limit}"
-            last = href
+            last: str = f"/leads?limit={limit}"
             pages = 0
             while href is not None:
                 t0 = time.perf_counter()
@@ -191,8 +227,8 @@ def run(n: int, requests: int, limit: int, store: str | None = None) -> None:
                 "baseline: last page by offset": f"/leads?limit={limit}&offset={n - limit}",
             }
             print(f"  {'case':32} {'p50 ms':>8} {'p99 ms':>8}  count")
-            for name, path in cases.items():
-                p50, p99, body = timed(get(path), requests)
+            for name, case in cases.items():
+                p50, p99, body = timed(get(case), requests)
                 exact = body.get("numberMatchedExact", "numberMatched" in body)
                 count = body.get("numberMatched", "-")
                 print(f"  {name:32} {p50:8.1f} {p99:8.1f}  {count} (exact: {exact})")
@@ -211,12 +247,19 @@ def main() -> None:
     ap.add_argument(
         "--store",
         help="keep the built store at this path and reuse it when it exists (to time two "
-        "versions of the code on the same store: the build at 1,000,000 takes 25 min)",
+        "versions of the code on the same store: the build at 1,000,000 takes 9-25 min)",
+    )
+    ap.add_argument(
+        "--url",
+        help="postgresql+psycopg://USER@HOST/NAME: time PostGIS; creates database NAME (it "
+        "must not exist), fills it and drops it at the end",
     )
     a = ap.parse_args()
     if a.quick:
         a.leads, a.requests = 2_000, 20
-    run(a.leads, a.requests, a.limit, a.store)
+    if a.url and a.store:
+        ap.error("--store is for SQLite; --url builds a fresh PostgreSQL database")
+    run(a.leads, a.requests, a.limit, a.store, a.url)
 
 
 if __name__ == "__main__":

@@ -32,8 +32,16 @@ def make_engine(url: str) -> Engine:
         pool_pre_ping=True,
         pool_size=5,
         max_overflow=5,
-        # a dead server must fail fast so the writer can buffer and back off
-        connect_args={"connect_timeout": 5},
+        connect_args={
+            # a dead server must fail fast so the writer can buffer and back off
+            "connect_timeout": 5,
+            # psycopg prepares a statement after its fifth run, and PostgreSQL may then
+            # keep one generic plan for every parameter: for a lead page in a box it
+            # guessed one lead in the box and re-read the newest 2,020 for each of the
+            # 4,770 there (a page went from 15 ms to 2.7 s at 10,000 leads; caseload.md).
+            # Plans follow each call's parameters instead
+            "options": "-c plan_cache_mode=force_custom_plan",
+        },
     )
 
 

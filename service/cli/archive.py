@@ -60,11 +60,7 @@ def run(args: argparse.Namespace) -> int:
         return _index(args)
     if args.older_than is None or not args.older_than > 0:
         raise RequestInvalidError("--older-than must be more than 0 days")
-    db = DatabaseSettings()
-    settings = ArchiveSettings()
-    if args.archive_dir:
-        settings.archive_dir = args.archive_dir
-    root = archive_path(settings, db)
+    db, root = _store_and_root(args)
     repo = open_repository(db.url, sqlite_path=db.sqlite_path)
     try:
         repo.migrate()
@@ -84,16 +80,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store_and_root(args: argparse.Namespace) -> tuple[DatabaseSettings, Path]:
+    """The configured store and its archive folder (``--archive-dir`` over the setting)."""
+    db = DatabaseSettings()
+    settings = ArchiveSettings()
+    if args.archive_dir:
+        settings.archive_dir = args.archive_dir
+    return db, archive_path(settings, db)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from sqlalchemy import create_engine
 
     from vigia.service.db.archive_ledger import check
 
-    db = DatabaseSettings()
-    settings = ArchiveSettings()
-    if args.archive_dir:
-        settings.archive_dir = args.archive_dir
-    root = archive_path(settings, db)
+    db, root = _store_and_root(args)
     engine = create_engine(db.url or f"sqlite:///{Path(db.sqlite_path)}")
     try:
         found = check(engine, root, exact=True).json()
@@ -111,11 +112,7 @@ def _index(args: argparse.Namespace) -> int:
     from vigia.service.db.repository import SqlRepository
     from vigia.service.db.store import open_repository
 
-    db = DatabaseSettings()
-    settings = ArchiveSettings()
-    if args.archive_dir:
-        settings.archive_dir = args.archive_dir
-    root = archive_path(settings, db)
+    db, root = _store_and_root(args)
     repo = open_repository(db.url, sqlite_path=db.sqlite_path)
     try:
         assert isinstance(repo, SqlRepository)

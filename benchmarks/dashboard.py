@@ -160,45 +160,69 @@ def main() -> int:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1400, "height": 900})
-                # bytes on the wire of each vessel-layer answer (gzip's Content-Length)
-                layer: list[tuple[bool, int, bool]] = []
+                # bytes on the wire of each vessel-layer answer (gzip's Content-Length),
+                # by kind: clusters (zoomed out), the whole layer of a view, a delta
+                layer: list[tuple[str, int, bool]] = []
 
                 def sized(resp: object) -> None:
                     url, headers = resp.url, resp.headers  # type: ignore[attr-defined]
                     if "/map/vessels" in url and "content-length" in headers:
                         n = int(headers["content-length"])
-                        layer.append(
-                            ("since=" in url, n, headers.get("content-encoding") == "gzip")
-                        )
+                        kind = "delta" if "since=" in url else "whole"
+                        if kind == "whole" and resp.json().get("clustered"):  # type: ignore[attr-defined]
+                            kind = "clusters"
+                        layer.append((kind, n, headers.get("content-encoding") == "gzip"))
 
                 page.on("response", sized)
                 page.goto(svc.base + "/")
                 page.fill("#key", svc.keys["inspector"])
                 page.evaluate(f"window.__vigia.vesselRefreshMs = {int(args.period * 1000)}")
+                signed = time.perf_counter()
                 page.click("#signin-form button[type=submit]")
                 page.wait_for_selector("body[data-loaded=true]", state="attached", timeout=120_000)
-                page.wait_for_timeout(3000)
-                drawn = page.evaluate("window.__vigia.map.vesselCount")
-                print(f"vessels on the map: {drawn}")
-                page.evaluate(
-                    "window.__vigia.map.map.fitBounds([[-48.5,-27],[-39,-20]], {duration: 0})"
-                )
-                page.wait_for_timeout(2000)
-                page.evaluate("window.__vigia.map.setGroup('vessels', false)")
-                base = page.evaluate(FRAMES_JS, int(args.seconds * 1000))
-                page.evaluate("window.__vigia.map.setGroup('vessels', true)")
-                page.wait_for_timeout(1000)
-                full = page.evaluate(FRAMES_JS, int(args.seconds * 1000))
-                summary("baseline (no vessels)", base["frames"], base["longs"])
-                summary(f"{drawn} vessels moving", full["frames"], full["longs"])
-                whole = [n for d, n, _ in layer if not d]
-                deltas = [n for d, n, _ in layer if d]
+                loaded = time.perf_counter() - signed
+                page.wait_for_function("window.__vigia.map.map.loaded()", timeout=60_000)
                 print(
-                    f"map refresh bytes: whole layer {pct(whole, 0.5) / 1e3:.1f} kB "
-                    f"({len(whole)}), delta p50 {pct(deltas, 0.5) / 1e3:.1f} kB "
-                    f"p95 {pct(deltas, 0.95) / 1e3:.1f} kB ({len(deltas)}; "
-                    f"{args.moving:.0%} of the vessels report every {args.period:g} s), "
-                    f"gzip {all(z for *_, z in layer)}"
+                    f"sign-in to the list and map drawn: {loaded:.2f} s "
+                    f"(map settled at {time.perf_counter() - signed:.2f} s)"
+                )
+                page.wait_for_timeout(3000)
+                views = {
+                    # the whole coast as the page opens (zoom about 4): clusters past
+                    # 2,000 vessels; a harbour (Rio, zoom 10): the vessels around the view
+                    "national": None,
+                    "city": "window.__vigia.map.map.jumpTo({center: [-43.2, -23.0], zoom: 10})",
+                }
+                for view, go in views.items():
+                    start = len(layer) if go else 0
+                    if go:
+                        page.evaluate(go)
+                        page.wait_for_timeout(2000)
+                    zoom = page.evaluate("window.__vigia.map.map.getZoom()")
+                    drawn = page.evaluate("window.__vigia.map.vesselCount")
+                    total = page.evaluate("window.__vigia.map.clusterTotal")
+                    page.evaluate("window.__vigia.map.setGroup('vessels', false)")
+                    base = page.evaluate(FRAMES_JS, int(args.seconds * 1000))
+                    page.evaluate("window.__vigia.map.setGroup('vessels', true)")
+                    page.wait_for_timeout(1000)
+                    full = page.evaluate(FRAMES_JS, int(args.seconds * 1000))
+                    what = f"{drawn} vessels" if total is None else f"clusters of {total}"
+                    print(f"{view} view, zoom {zoom:.1f}: {what} on the map")
+                    summary("  baseline (no vessels)", base["frames"], base["longs"])
+                    summary(f"  {what}", full["frames"], full["longs"])
+                    # this view's answers: the first (as the view opened) and its refreshes
+                    mine = layer[start:]
+                    for kind in ("clusters", "whole", "delta"):
+                        got = [n for k, n, _ in mine if k == kind]
+                        if got:
+                            print(
+                                f"  map refresh bytes, {kind}: p50 {pct(got, 0.5) / 1e3:.1f} kB "
+                                f"p95 {pct(got, 0.95) / 1e3:.1f} kB max {max(got) / 1e3:.1f} kB "
+                                f"({len(got)} answers)"
+                            )
+                print(
+                    f"({args.moving:.0%} of the vessels report every {args.period:g} s; "
+                    f"gzip on every answer: {all(z for *_, z in layer)})"
                 )
                 rows = page.evaluate(INJECT_JS, args.leads)
                 print(

@@ -189,6 +189,17 @@ def latest_sql(pg: bool, bbox: bool, since: bool = False) -> Any:
     )
 
 
+def latest_points_sql(pg: bool, bbox: bool) -> Any:
+    """Only the coordinates of each vessel's latest position (a map's clusters count
+    them; every column of 100,000 rows would cost ten times the read)."""
+    conds = ["lon IS NOT NULL", "lat IS NOT NULL"]
+    if bbox and pg:
+        conds.append("geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)")
+    elif bbox:
+        conds.append("lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat")
+    return text(f"SELECT lon, lat FROM vessel_latest WHERE {' AND '.join(conds)}")
+
+
 def track_sql(paged: bool = False) -> Any:
     """One vessel's positions between two times, oldest first (a page of them: ``:limit``
     rows from ``:offset``)."""

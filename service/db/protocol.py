@@ -148,6 +148,10 @@ class Repository(Protocol):
         ``since`` (the writer's clock, Unix seconds; every one when None), by MMSI, and
         the newest such change (None when no answered row has one)."""
 
+    def latest_points(self, bbox: BBox | None) -> list[tuple[float, float]]:
+        """(lon, lat) of each vessel's latest position, optionally inside a bbox, in no
+        order: what a map's clusters count."""
+
     def track(
         self,
         mmsi: int,

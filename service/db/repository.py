@@ -30,6 +30,7 @@ from vigia.service.db.archive_read import ArchiveReader, merge_tracks
 from vigia.service.db.codec import VESSEL_COLUMNS, row_position, row_vessel
 from vigia.service.db.engine import migrate
 from vigia.service.db.identity_history import StaticStore
+from vigia.service.db.latest_store import LatestStore
 from vigia.service.db.layers import LayerStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
@@ -70,6 +71,7 @@ _IN_BBOX_SQLITE = text(
 
 class SqlRepository(
     LiveStore,
+    LatestStore,
     LayerStore,
     AdminStore,
     RegisterStore,
@@ -180,28 +182,6 @@ class SqlRepository(
                 rows = conn.execute(select(*cols).where(Vessel.mmsi.in_(chunk))).all()
                 out.extend(row_vessel(r._mapping) for r in rows)
         return out
-
-    def latest_positions(self, bbox: BBox | None, limit: int, offset: int = 0) -> list[Position]:
-        """Each vessel's latest position (inclusive bbox), by MMSI."""
-        return self._latest(bbox, None, limit, offset)[0]
-
-    def latest_changes(
-        self, bbox: BBox | None, since: float | None, limit: int
-    ) -> tuple[list[Position], float | None]:
-        """The latest positions changed at or after ``since``, and the newest change."""
-        return self._latest(bbox, since, limit, 0)
-
-    def _latest(
-        self, bbox: BBox | None, since: float | None, limit: int, offset: int
-    ) -> tuple[list[Position], float | None]:
-        params: dict[str, Any] = {"limit": limit, "offset": offset, "since": since}
-        if bbox is not None:
-            params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
-        sql = pos.latest_sql(self._pg, bbox is not None, since is not None)
-        with self._tx() as conn:
-            rows = conn.execute(sql, params).all()
-        changes = [r.changed_at for r in rows if r.changed_at is not None]
-        return [row_position(r._mapping) for r in rows], max(changes, default=None)
 
     @property
     def archive(self) -> ArchiveReader | None:

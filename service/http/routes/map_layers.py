@@ -7,26 +7,20 @@ and the vessels carry just what a map needs, in one compact response.
 
 from __future__ import annotations
 
-import time
-from typing import Annotated, Any, Protocol, runtime_checkable
+from typing import Annotated, Any
 
 import shapely
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Request
 from shapely.geometry import mapping
 
 from vigia.alerts.procedure.register import offices
-from vigia.ingest.records import VesselInfo, device_class, iso_utc
-from vigia.service.db.positions import CHANGE_OVERLAP_S
 from vigia.service.db.protocol import ApiKeyRecord, Repository
 from vigia.service.http.deps import ROLES, get_repository, require_role
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.ballast import Ballast
 from vigia.service.http.routes.params import (
-    BBOX_DESCRIPTION,
     GEOJSON_MEDIA_TYPE,
     GeoJSONResponse,
-    parse_bbox,
-    parse_time,
 )
 from vigia.zones.basemap import display_land
 from vigia.zones.evaluate import ZoneIndex
@@ -39,7 +33,6 @@ LAND_WINDOW = (-75.0, -40.0, -20.0, 10.0)
 #: 0.0005 degree (about 50 m) keeps the chart land near Rio recognisable at harbour zoom
 #: while the whole coast stays near 300 kB
 LAND_TOLERANCE_DEG = 0.0005
-MAX_VESSELS = 100_000
 _ALL_ZONES = 100_000
 
 EXAMPLE_LAND: dict[str, Any] = {
@@ -76,26 +69,10 @@ EXAMPLE_BANDS: dict[str, Any] = {
         }
     ],
 }
-EXAMPLE_VESSELS: dict[str, Any] = {
-    "columns": ["mmsi", "lon", "lat", "cog", "heading", "sog", "t", "class", "ship_type", "name"],
-    "now": "2024-03-01T12:00:05Z",
-    "vessels": [
-        [710000001, -43.17, -22.9, 91.0, 90, 8.2, "2024-03-01T12:00:00Z", "vessel", 30, "MARIA"]
-    ],
-}
 
 
 def _example(example: dict[str, Any], media: str = GEOJSON_MEDIA_TYPE) -> dict[int | str, Any]:
     return {200: {"content": {media: {"example": example}}}, **problem_responses(401, 403, 422)}
-
-
-@runtime_checkable
-class VesselCatalogue(Protocol):
-    """A store that can list the static data of many vessels in one query."""
-
-    def vessels_static(self, mmsis: list[int]) -> list[VesselInfo]:
-        """Static data of the given MMSIs that are known."""
-        ...
 
 
 def land_geojson(request: Request, ballast: Any) -> dict[str, Any]:
@@ -267,77 +244,6 @@ def get_map_labels(zones: Annotated[list[Any], Depends(current_zones)]) -> GeoJS
     """Offline labels: the seat cities of the maritime offices' register (``kind: place``)
     and every current zone's name at a point on it (``kind: zone``)."""
     return GeoJSONResponse(map_labels(zones))
-
-
-@router.get(
-    "/map/vessels",
-    summary="Latest positions with name, type and age, compact, for maps",
-    responses=_example(EXAMPLE_VESSELS, "application/json"),
-)
-def get_map_vessels(
-    repo: Annotated[Repository, Depends(get_repository)],
-    bbox: Annotated[str | None, Query(description=BBOX_DESCRIPTION)] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_VESSELS)] = MAX_VESSELS,
-    since: Annotated[
-        str | None,
-        Query(
-            max_length=40,
-            description="only the vessels whose latest position changed since the answer "
-            "that gave this `next_since` (a map's delta); the whole layer without it",
-        ),
-    ] = None,
-) -> dict[str, Any]:
-    """Rows ``[mmsi, lon, lat, cog, heading, sog, t, class, ship_type, name]`` (a map draws
-    20,000 of these; GeoJSON would triple the bytes). With ``since``, only the vessels
-    whose latest position changed since then: a map refreshing every few seconds gets
-    what moved, not the whole layer. ``next_since`` is the cursor for the next delta."""
-    after = parse_time(since, "since")
-    found, newest = repo.latest_changes(parse_bbox(bbox), after, limit)
-    rows = [p for p in found if p.lon is not None and p.lat is not None]
-    # the cursor is the store's own change time (the writer's clock), never a fix's time:
-    # a fix heard now may be older than another vessel's newest (two receivers,
-    # satellite AIS hours late) and would fall behind a cursor of fix times. It reaches
-    # CHANGE_OVERLAP_S back, for a batch stamped earlier that committed after this read
-    cursor = after
-    if newest is not None:
-        cursor = max(after or 0.0, newest - CHANGE_OVERLAP_S)
-    static: dict[int, VesselInfo] = {}
-    if isinstance(repo, VesselCatalogue) and rows:
-        static = {v.mmsi: v for v in repo.vessels_static([p.mmsi for p in rows])}
-    out = []
-    for p in rows:
-        v = static.get(p.mmsi)
-        out.append(
-            [
-                p.mmsi,
-                round(p.lon or 0.0, 6),
-                round(p.lat or 0.0, 6),
-                p.cog,
-                p.heading,
-                p.sog,
-                iso_utc(p.t),
-                device_class(p.mmsi, p.msg_type),
-                None if v is None else v.ship_type,
-                None if v is None else v.name,
-            ]
-        )
-    return {
-        "columns": [
-            "mmsi",
-            "lon",
-            "lat",
-            "cog",
-            "heading",
-            "sog",
-            "t",
-            "class",
-            "ship_type",
-            "name",
-        ],
-        "now": iso_utc(time.time()),
-        "next_since": None if cursor is None else iso_utc(cursor),
-        "vessels": out,
-    }
 
 
 @router.get(

@@ -15,6 +15,7 @@ const ROLE_RANK = { viewer: 1, inspector: 2, admin: 3 };
 const VESSEL_REFRESH_MS = 5000;
 const VESSEL_WHOLE_MS = 300_000;  // the whole vessel layer every 5 minutes, deltas between
 const VIEW_ZOOM = 9;  // from here in (about 60 nm across), only the vessels around the view
+const CLUSTER_WHOLE_MS = 30_000;  // clusters (zoomed out over many vessels) every 30 s
 const LEAD_POLL_MS = 5000;
 
 const state = { session: null, audio: null };
@@ -118,6 +119,7 @@ async function start(session) {
   if (feats.stream) state.stream = connect();
   else { live("missing"); pollLeads(leads); }
   await Promise.all([map.loadBackground(), refreshVessels(map)]);
+  map.map.on("moveend", () => nudgeVessels(map));
   leads.render();  // the list came first: now with the zones' names instead of their ids
   map.map.resize();
   map.map.fitBounds(COAST, { duration: 0, padding: 10 });
@@ -160,22 +162,55 @@ async function refreshVessels(map) {
   // the whole layer now and then, deltas between: a refresh carries the vessels that
   // moved since the last answer, not all of them (issue 39). The whole layer also
   // brings fixes that arrived late with older times, which no delta holds; it is asked
-  // again when the view leaves the box it was asked for, or zooms out of it
+  // again when the view leaves the box it was asked for, or zooms out of it. Zoomed out
+  // over a busy sea the service answers clusters (docs/caseload.md): those are asked
+  // again when the zoom changes and every CLUSTER_WHOLE_MS, never as deltas
+  clearTimeout(state.vesselTimer);
+  state.vesselBusy = true;
   try {
     if (!document.hidden) {
-      const zoomedIn = map.map && map.map.getZoom() >= VIEW_ZOOM;
-      const stale = !state.vesselSince || Date.now() - state.vesselWholeAt > VESSEL_WHOLE_MS;
-      const whole = stale || (state.vesselBox ? !zoomedIn || !holds(state.vesselBox, map) : zoomedIn);
-      const box = whole ? vesselBox(map) : state.vesselBox;
-      const q = new URLSearchParams();
-      if (box) q.set("bbox", box.join(","));
-      if (!whole) q.set("since", state.vesselSince);
-      const doc = await api(`/map/vessels${q.size ? "?" + q : ""}`);
-      if (whole) { map.setVessels(doc); state.vesselWholeAt = Date.now(); state.vesselBox = box; } else map.mergeVessels(doc);
-      state.vesselSince = (whole ? doc.next_since : doc.next_since || state.vesselSince) || null;
+      const zoom = map.map ? map.map.getZoom() : 0;
+      const zoomedIn = zoom >= VIEW_ZOOM;
+      const whole = needsWhole(map);
+      if (whole || state.clusterZoom == null) {
+        const box = whole ? vesselBox(map) : state.vesselBox;
+        const q = new URLSearchParams();
+        if (box) q.set("bbox", box.join(","));
+        if (!whole) q.set("since", state.vesselSince);
+        else if (!zoomedIn) q.set("zoom", zoom.toFixed(2));
+        const doc = await api(`/map/vessels${q.size ? "?" + q : ""}`);
+        if (doc.clustered) {
+          map.setClusters(doc);
+          state.clusterZoom = Math.floor(zoom);
+        } else if (whole) map.setVessels(doc); else map.mergeVessels(doc);
+        if (whole) { state.vesselWholeAt = Date.now(); state.vesselBox = box; }
+        if (!doc.clustered) state.clusterZoom = null;
+        state.vesselSince = (whole ? doc.next_since : doc.next_since || state.vesselSince) || null;
+      }
     }
   } catch (e) { console.warn("vessels", e.message); }
-  state.vesselTimer = setTimeout(() => refreshVessels(map), state.vesselRefreshMs || VESSEL_REFRESH_MS);
+  state.vesselBusy = false;
+  const soon = state.vesselAgain;
+  state.vesselAgain = false;
+  state.vesselTimer = setTimeout(() => refreshVessels(map), soon ? 0 : state.vesselRefreshMs || VESSEL_REFRESH_MS);
+}
+
+/** Whether the next refresh asks for the whole layer (or new clusters), not a delta. */
+function needsWhole(map) {
+  const zoom = map.map ? map.map.getZoom() : 0;
+  const zoomedIn = zoom >= VIEW_ZOOM;
+  const age = Date.now() - state.vesselWholeAt;
+  if (state.clusterZoom != null) return zoomedIn || Math.floor(zoom) !== state.clusterZoom || age > CLUSTER_WHOLE_MS;
+  const moved = state.vesselBox ? !zoomedIn || !holds(state.vesselBox, map) : zoomedIn;
+  return !state.vesselSince || age > VESSEL_WHOLE_MS || moved;
+}
+
+/** A zoom or a pan that needs another layer (a cluster's click, leaving the box asked
+ * for) asks for it at once, not at the next refresh. */
+function nudgeVessels(map) {
+  if (!needsWhole(map)) return;
+  if (state.vesselBusy) { state.vesselAgain = true; return; }
+  refreshVessels(map);
 }
 
 async function signIn(key) {

@@ -54,9 +54,15 @@ export const LAYER_GROUPS = {
   land: ["land-fill", "land-line"],
   zones: ["zone-fill", "zone-line", "zone-ref-line", "zone-ref-point"],
   lines: ["line-200", "line-50", "line-iso"],
-  vessels: ["vessel-all", "vessel-arrow", "vessel-dot"],
-  leads: ["lead-ring"],
+  vessels: ["vessel-all", "vessel-arrow", "vessel-dot", "vessel-cluster"],
+  leads: ["lead-ring", "lead-sar", "lead-cluster"],
 };
+
+/** Below this zoom the open leads are drawn as clusters (MapLibre's own), distress aside. */
+const LEAD_CLUSTER_BELOW = 9;
+
+/** A cluster's circle grows with its count (7 px for a few vessels, 20 px for thousands). */
+const clusterRadius = ["interpolate", ["linear"], ["ln", ["get", "count"]], 0, 7, 9, 20];
 
 /** A /map/vessels row as a map feature, its id the MMSI (so a delta can replace it). */
 function vesselFeature(row, ref) {
@@ -98,9 +104,12 @@ export class VigiaMap {
   setup() {
     const m = this.map;
     m.addImage("arrow", arrowImage(), { sdf: true });
-    for (const id of ["land", "zones", "lines", "vessels", "leads", "sel", "seltrack", "ballast"]) {
+    for (const id of ["land", "zones", "lines", "vessels", "vclusters", "sar", "sel", "seltrack", "ballast"]) {
       m.addSource(id, { type: "geojson", data: EMPTY, ...(id === "vessels" ? { buffer: 0, tolerance: 0 } : {}) });
     }
+    // the open leads far out are counted in clusters (issue 39: 500 leads off Campos were
+    // one blob); a distress beacon has a source of its own, never hidden in a count
+    m.addSource("leads", { type: "geojson", data: EMPTY, cluster: true, clusterMaxZoom: LEAD_CLUSTER_BELOW - 1, clusterRadius: 40 });
     m.addLayer({ id: "land-fill", type: "fill", source: "land", paint: { "fill-color": "#e8e2d0" } });
     m.addLayer({ id: "land-line", type: "line", source: "land", paint: { "line-color": "#6d6250", "line-width": 0.8 } });
     const kindColour = ["match", ["get", "kind"], ...Object.entries(ZONE_COLOURS).flat(), "#333"];
@@ -130,9 +139,14 @@ export class VigiaMap {
     m.addLayer({ id: "vessel-arrow", type: "symbol", source: "vessels", minzoom: ARROW_ZOOM, filter: ["get", "moving"],
       layout: { "icon-image": "arrow", "icon-size": 0.7, "icon-rotate": ["get", "dir"], "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true },
       paint: { "icon-color": colour, "icon-opacity": opacity, "icon-halo-color": "#222", "icon-halo-width": 1 } });
-    m.addLayer({ id: "lead-ring", type: "circle", source: "leads", paint: {
-      "circle-radius": ["case", ["get", "sar"], 13, 9], "circle-color": "rgba(0,0,0,0)",
-      "circle-stroke-width": ["case", ["get", "sar"], 4, 3], "circle-stroke-color": ["case", ["get", "sar"], "#d50000", "#ff6d00"] } });
+    m.addLayer({ id: "vessel-cluster", type: "circle", source: "vclusters", paint: {
+      "circle-radius": clusterRadius, "circle-color": "#37474f", "circle-opacity": 0.7, "circle-stroke-color": "#fff", "circle-stroke-width": 1 } });
+    m.addLayer({ id: "lead-cluster", type: "circle", source: "leads", filter: ["has", "point_count"], paint: {
+      "circle-radius": ["interpolate", ["linear"], ["ln", ["get", "point_count"]], 0, 9, 7, 20], "circle-color": "rgba(255,109,0,0.25)",
+      "circle-stroke-width": 3, "circle-stroke-color": "#ff6d00" } });
+    const ring = (sar) => ({ "circle-radius": sar ? 13 : 9, "circle-color": "rgba(0,0,0,0)", "circle-stroke-width": sar ? 4 : 3, "circle-stroke-color": sar ? "#d50000" : "#ff6d00" });
+    m.addLayer({ id: "lead-ring", type: "circle", source: "leads", filter: ["!", ["has", "point_count"]], paint: ring(false) });
+    m.addLayer({ id: "lead-sar", type: "circle", source: "sar", paint: ring(true) });
     m.addLayer({ id: "sel-reach", type: "fill", source: "sel", filter: ["==", ["get", "kind"], "reach"], paint: { "fill-color": "#d50000", "fill-opacity": 0.12, "fill-outline-color": "#d50000" } });
     m.addLayer({ id: "sel-path", type: "line", source: "sel", filter: ["==", ["get", "kind"], "path"], paint: { "line-color": "#d50000", "line-width": 3 } });
     // a silence (AIS-GAP): the vessel was not seen on this line, so it is dashed
@@ -159,10 +173,29 @@ export class VigiaMap {
       (f.properties.source ? `<br><small>${esc(t("zone.source"))}: ${esc(f.properties.source)}` +
         (f.properties.source_date ? ` (${esc(t("zone.source_date"))} ${esc(f.properties.source_date)})` : "") + "</small>" : "");
     hover("zone-fill", zoneHtml);
-    hover("lead-ring", (f) => `<strong>${esc(ruleName(f.properties.rule))}</strong><br>${esc(f.properties.label)}`);
+    const leadHtml = (f) => `<strong>${esc(ruleName(f.properties.rule))}</strong><br>${esc(f.properties.label)}`;
+    hover("lead-ring", leadHtml);
+    hover("lead-sar", leadHtml);
+    hover("vessel-cluster", (f) => `<strong>${esc(t("cluster.vessels", { n: number(f.properties.count, 0) }))}</strong><br>${esc(t("cluster.zoom"))}`);
+    hover("lead-cluster", (f) => `<strong>${esc(t("cluster.leads", { n: number(f.properties.point_count, 0) }))}</strong><br>${esc(t("cluster.zoom"))}`);
     // while a draft is drawn (draftmap.js) a click is a vertex, never a vessel or a lead
     for (const l of ["vessel-all", "vessel-arrow", "vessel-dot"]) m.on("click", l, (e) => { if (!this.drawing) this.onVessel(Number(e.features[0].properties.mmsi)); });
-    m.on("click", "lead-ring", (e) => { if (!this.drawing) this.onLead(e.features[0].properties.id); });
+    for (const l of ["lead-ring", "lead-sar"]) m.on("click", l, (e) => { if (!this.drawing) this.onLead(e.features[0].properties.id); });
+    // a cluster opens onto its members: its vessels' box, or the zoom where its leads part
+    m.on("click", "vessel-cluster", (e) => {
+      if (this.drawing) return;
+      const p = e.features[0].properties;
+      this.popup.remove();  // the cluster is gone once the layer at the new zoom comes
+      m.fitBounds([[p.west, p.south], [p.east, p.north]], { padding: 60, maxZoom: Math.max(m.getZoom() + 2, 9), duration: 0 });
+    });
+    m.on("idle", () => this.markLeadClusters());
+    m.on("click", "lead-cluster", async (e) => {
+      if (this.drawing) return;
+      const f = e.features[0];
+      this.popup.remove();
+      const zoom = await m.getSource("leads").getClusterExpansionZoom(f.properties.cluster_id);
+      m.easeTo({ center: f.geometry.coordinates, zoom, duration: 0 });
+    });
   }
 
   async loadBackground() {
@@ -193,6 +226,51 @@ export class VigiaMap {
     }
     this.vesselCount = rows.length;
     this.map.getSource("vessels").setData({ type: "FeatureCollection", features });
+    this.setClusterMarks([]);
+    this.clusterTotal = null;
+  }
+
+  /** Zoomed out over more vessels than are worth drawing: the service's clusters (rows
+   * [lon, lat, count, west, south, east, north]) in place of the vessels, each with its
+   * count written on it. */
+  setClusters(doc) {
+    this.vesselRows = new Map();
+    this.vesselCount = 0;
+    this.clusterTotal = doc.total;
+    this.map.getSource("vessels").setData(EMPTY);
+    const features = doc.clusters.map(([lon, lat, count, west, south, east, north]) => ({ type: "Feature",
+      geometry: { type: "Point", coordinates: [lon, lat] }, properties: { count, west, south, east, north } }));
+    this.map.getSource("vclusters").setData({ type: "FeatureCollection", features });
+    this.setClusterMarks(doc.clusters);
+  }
+
+  /** The counts on the lead clusters MapLibre made for the view, once the map is still. */
+  markLeadClusters() {
+    const found = new Map();  // a cluster is in every tile it touches: once each
+    for (const f of this.map.querySourceFeatures("leads", { filter: ["has", "point_count"] })) found.set(f.properties.cluster_id, f);
+    const key = [...found.values()].map((f) => `${f.geometry.coordinates}:${f.properties.point_count}`).sort().join(";");
+    if (key === this.leadMarksKey) return;  // idle fires after every still frame
+    this.leadMarksKey = key;
+    for (const mk of this.leadMarks || []) mk.remove();
+    this.leadMarks = [];
+    for (const f of found.values()) {
+      const el = document.createElement("div");
+      el.className = "cluster-count lead-count";
+      el.textContent = String(f.properties.point_count);
+      this.leadMarks.push(new maplibregl.Marker({ element: el, anchor: "center" }).setLngLat(f.geometry.coordinates).addTo(this.map));
+    }
+  }
+
+  /** The counts on the clusters, as HTML (the map fetches no glyphs to write with). */
+  setClusterMarks(rows) {
+    for (const mk of this.clusterMarks || []) mk.remove();
+    if (!rows.length) this.map.getSource("vclusters")?.setData(EMPTY);
+    this.clusterMarks = rows.map(([lon, lat, count]) => {
+      const el = document.createElement("div");
+      el.className = "cluster-count vessel-count";
+      el.textContent = count >= 1000 ? `${Math.round(count / 100) / 10}k` : String(count);
+      return new maplibregl.Marker({ element: el, anchor: "center" }).setLngLat([lon, lat]).addTo(this.map);
+    });
   }
 
   /** Apply a delta of /map/vessels?since=: the vessels that moved on since the last
@@ -219,7 +297,8 @@ export class VigiaMap {
   setLeads(leads) {
     const features = leads.map((l) => ({ type: "Feature", geometry: l.closest_point,
       properties: { id: l.id, rule: l.rule, sar: l.rule === "SAR-DISTRESS", label: `${l.vessel?.name || "MMSI " + l.mmsi} · ${this.zoneNames?.get(l.zone_id) || l.zone_id || ""}` } }));
-    this.map.getSource("leads")?.setData({ type: "FeatureCollection", features });
+    this.map.getSource("leads")?.setData({ type: "FeatureCollection", features: features.filter((f) => !f.properties.sar) });
+    this.map.getSource("sar")?.setData({ type: "FeatureCollection", features: features.filter((f) => f.properties.sar) });
   }
 
   /** Draw a lead's evidence, closest point and distance; fit the view to it. */
@@ -297,6 +376,7 @@ export class VigiaMap {
   setGroup(group, visible) {
     if (group === "labels") { this.map.getContainer().classList.toggle("labels-off", !visible); return; }
     for (const id of LAYER_GROUPS[group] || []) this.map.setLayoutProperty(id, "visibility", visible ? "visible" : "none");
+    this.map.getContainer().classList.toggle(`${group}-off`, !visible);
   }
 }
 

@@ -18,9 +18,12 @@ KEY = "bench-admin-key-0123456789abcdefghijklmnopqrstu"
 
 
 @contextmanager
-def serve(db_url: str, workdir: Path, **env_extra: str) -> Iterator[str]:
+def serve(
+    db_url: str, workdir: Path, *, pids: list[int] | None = None, **env_extra: str
+) -> Iterator[str]:
     """Start ``vigia serve`` on ``db_url`` (worker off, no bundled zones, ``KEY`` as a
-    bootstrap admin key); yield its base URL; stop it."""
+    bootstrap admin key); yield its base URL; stop it. ``pids`` is given the server's
+    process id (one process: uvicorn without workers)."""
     with socket.create_server(("127.0.0.1", 0)) as s:
         port = int(s.getsockname()[1])
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIGIA_")}
@@ -35,6 +38,8 @@ def serve(db_url: str, workdir: Path, **env_extra: str) -> Iterator[str]:
     cmd = [sys.executable, "-m", "vigia.service.cli", "serve", "--host", "127.0.0.1",
            "--port", str(port), "--log-level", "warning"]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=workdir, env=env)
+    if pids is not None:
+        pids.append(proc.pid)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):

@@ -15,7 +15,11 @@ process through the app's TestClient, ``--requests`` sequential requests each of
   whole list once; the walk's per-page figures are printed too);
 - the baseline: the same last page by ``offset``, which reads every row before it.
 
-Prints p50 and p99 in milliseconds and whether each count was exact. ``--quick`` (a
+Prints p50 and p99 in milliseconds and whether each count was exact. ``--page`` then
+serves the store with ``vigia serve`` and times the dashboard in Debian's chromium: sign-in
+to the list drawn with its count, to the page loaded (land, zones and lines drawn), to the
+map settled; a rule filter, ``sort=due`` and
+"Carregar mais", each from the click to the list redrawn (median of ``--page-runs``). ``--quick`` (a
 smoke run): 2,000 leads, 20 requests. ``--store PATH`` keeps the store and reuses it.
 ``--url postgresql+psycopg://USER@HOST/NAME`` times PostGIS instead: it creates database
 NAME (which must not exist; through the server's ``postgres`` database), adds PostGIS,
@@ -163,7 +167,12 @@ def _next(body: dict[str, Any]) -> str | None:
 
 
 def run(
-    n: int, requests: int, limit: int, store: str | None = None, pg_url: str | None = None
+    n: int,
+    requests: int,
+    limit: int,
+    store: str | None = None,
+    pg_url: str | None = None,
+    page_runs: int = 0,
 ) -> None:
     """Build (or reuse ``store``; or create, fill and drop the database of ``pg_url``),
     serve in process, time and print."""
@@ -172,14 +181,16 @@ def run(
         _pg(pg_url, "postgres", f'CREATE DATABASE "{name}"')
         try:
             _pg(pg_url, name, "CREATE EXTENSION IF NOT EXISTS postgis")
-            _run(n, requests, limit, None, pg_url)
+            _run(n, requests, limit, None, pg_url, page_runs)
         finally:
             _pg(pg_url, "postgres", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     else:
-        _run(n, requests, limit, store, None)
+        _run(n, requests, limit, store, None, page_runs)
 
 
-def _run(n: int, requests: int, limit: int, store: str | None, pg_url: str | None) -> None:
+def _run(
+    n: int, requests: int, limit: int, store: str | None, pg_url: str | None, page_runs: int
+) -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         path = Path(store) if store else tmp / "caseload.sqlite"
@@ -235,6 +246,73 @@ def _run(n: int, requests: int, limit: int, store: str | None, pg_url: str | Non
             p50w = statistics.median(walk)
             p99w = walk[min(len(walk) - 1, round(0.99 * (len(walk) - 1)))]
             print(f"  walk of {pages} pages by next links: p50 {p50w:.1f} ms, p99 {p99w:.1f} ms")
+        if page_runs:
+            page_figures(url, tmp, page_runs)
+
+
+_FRAME = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
+
+
+def _list_after(page: Any, act: Callable[[Any], None], url_has: str) -> float:
+    """Milliseconds from ``act`` to the answer whose URL holds ``url_has`` drawn."""
+    t0 = time.perf_counter()
+    with page.expect_response(lambda r: url_has in r.url and "/leads?" in r.url):
+        act(page)
+    page.wait_for_function("!window.__vigia.leads.caseload.busy", timeout=60_000)
+    page.evaluate(_FRAME)
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def page_figures(url: str, tmp: Path, runs: int) -> None:
+    """The dashboard on this store, in Debian's chromium (module docstring)."""
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks._served import KEY, serve
+    from tests.support.dashboard import CHROMIUM, CHROMIUM_ARGS
+
+    marks: dict[str, list[float]] = {}
+    count = ""
+    with serve(url, tmp) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(runs):
+            # Playwright's waits evaluate strings, which the page's CSP forbids
+            page = browser.new_page(
+                viewport={"width": 1400, "height": 900}, locale="pt-BR", bypass_csp=True
+            )
+            page.goto(base + "/")
+            page.fill("#key", KEY)
+            t0 = time.perf_counter()
+            page.click("#signin-form button[type=submit]")
+            page.wait_for_function(
+                "document.querySelectorAll('#lead-list li').length > 0 && "
+                "document.getElementById('lead-count').textContent !== ''",
+                polling=10,
+                timeout=120_000,
+            )
+            marks.setdefault("sign-in to the list and its count", []).append(
+                (time.perf_counter() - t0) * 1000.0
+            )
+            page.wait_for_selector("body[data-loaded=true]", state="attached", timeout=120_000)
+            marks.setdefault("sign-in to the page loaded (map drawn)", []).append(
+                (time.perf_counter() - t0) * 1000.0
+            )
+            page.wait_for_function("window.__vigia.map.map.loaded()", timeout=120_000)
+            marks.setdefault("sign-in to the map settled", []).append(
+                (time.perf_counter() - t0) * 1000.0
+            )
+            count = page.locator("#lead-count").inner_text()
+            for name, act, has in (
+                ("rule filter (AIS-GAP)",
+                 lambda pg: pg.select_option("[name=rule]", "AIS-GAP"), "rule=AIS-GAP"),
+                ("sort=due", lambda pg: pg.select_option("[name=sort]", "due"), "sort=due"),
+                ("Carregar mais", lambda pg: pg.click("#lead-list + button.more"), "cursor="),
+            ):  # fmt: skip
+                marks.setdefault(name, []).append(_list_after(page, act, has))
+            page.close()
+        browser.close()
+    print(f"  the page (chromium, median of {runs}); its counter read: {count!r}")
+    for name, ms in marks.items():
+        print(f"  {name:36} {statistics.median(ms):8.0f} ms  (max {max(ms):.0f})")
 
 
 def main() -> None:
@@ -254,12 +332,14 @@ def main() -> None:
         help="postgresql+psycopg://USER@HOST/NAME: time PostGIS; creates database NAME (it "
         "must not exist), fills it and drops it at the end",
     )
+    ap.add_argument("--page", action="store_true", help="time the dashboard in chromium too")
+    ap.add_argument("--page-runs", type=int, default=3, help="sign-ins timed with --page")
     a = ap.parse_args()
     if a.quick:
-        a.leads, a.requests = 2_000, 20
+        a.leads, a.requests, a.page_runs = 2_000, 20, 1
     if a.url and a.store:
         ap.error("--store is for SQLite; --url builds a fresh PostgreSQL database")
-    run(a.leads, a.requests, a.limit, a.store, a.url)
+    run(a.leads, a.requests, a.limit, a.store, a.url, a.page_runs if a.page else 0)
 
 
 if __name__ == "__main__":

@@ -199,10 +199,12 @@ export class VigiaMap {
   }
 
   async loadBackground() {
-    await this.ready;
-    const [land, zones, lines, labels] = await Promise.all([api("/map/land", { accept: "application/geo+json" }),
+    // asked for at once; drawn once the map has loaded
+    const got = Promise.all([api("/map/land", { accept: "application/geo+json" }),
       api("/map/zones", { accept: "application/geo+json" }), api("/ballast/lines", { accept: "application/geo+json" }),
       api("/map/labels", { accept: "application/geo+json" })]);
+    await this.ready;
+    const [land, zones, lines, labels] = await got;
     this.setLabels(labels);
     this.map.getSource("land").setData(land);
     this.map.getSource("zones").setData(zones);

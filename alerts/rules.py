@@ -53,6 +53,10 @@ CITATIONS: dict[str, str] = {
     # investigative: the MMSI's MID and the call sign name different flags, Brazil's one
     # of them (ITU-R M.585 annex 1; ITU RR Appendix 42 call sign series)
     "ID-MID-FLAG": "ITU-R M.585; ITU RR Appendix 42",
+    # investigative: three or more vessels jumping to one spot at once, positions no ship
+    # could sail to (GNSS spoofing or jamming): the position a ship transmits (ITU-R
+    # M.1371; IMO Res. A.1106(29)) and the IMO's guidance on GNSS interference
+    "ID-INTERFERENCE": "ITU-R M.1371; IMO Res. A.1106(29); IMO MSC.1/Circ.1645 (GNSS interference)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

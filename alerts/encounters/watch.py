@@ -27,6 +27,7 @@ from vigia.alerts.encounters.pairing import geodesic_m, near_pairs
 from vigia.alerts.encounters.runs import DriftRun, PairRun, Sample, Silence
 from vigia.alerts.encounters.tracks import Info, Track, fix_of
 from vigia.alerts.eras import Eras
+from vigia.alerts.identity.interference import InterferenceWatch
 from vigia.alerts.lead import Lead, lead_id
 from vigia.ingest.records import Position, Record, StaticData, iso_utc
 from vigia.zones.evaluate import ZoneIndex
@@ -71,14 +72,28 @@ class EncounterWatch:
         self._open: tuple[tuple[int, int], list[Lead]] | None = None
         self._revisions: list[Lead] = []
         self.counters: dict[str, int] = {}
+        # many vessels jumping to one spot at once (ID-INTERFERENCE) rides here: this is
+        # the one cross-vessel watch that replay, the single-process worker and broker
+        # mode's pairing stage (service/runtime/bus/pairing.py) all feed every record,
+        # so its leads are the same in every mode, in this watch's checkpoint
+        self.interference = InterferenceWatch(lateness_s)
 
     def _count(self, key: str, n: int = 1) -> None:
         self.counters[key] = self.counters.get(key, 0) + n
 
     # -- input -------------------------------------------------------------------------
 
+    def _interference(self) -> InterferenceWatch:
+        """The interference watch (made here for a watch checkpointed before it was)."""
+        w: InterferenceWatch | None = self.__dict__.get("interference")
+        if w is None:
+            w = self.interference = InterferenceWatch(self.lateness_s)
+        return w
+
     def feed(self, records: Iterable[Record]) -> None:
         """Take records of any vessels, in any order."""
+        records = records if isinstance(records, list | tuple) else list(records)
+        self._interference().feed(records)
         s, g = self.cfg.slot_s, self.cfg.max_gap_s
         eras = self._eras
         for r in records:
@@ -142,6 +157,9 @@ class EncounterWatch:
         if final:
             self._end_all()
         out, self._closed = self._closed, []
+        iw = self._interference()
+        out += iw.expire(now, final=final)
+        self.counters.update(iw.counters)
         return out
 
     def _forget(self, before: float) -> None:

@@ -107,6 +107,13 @@ def baseline_flags(records: Sequence[Record]) -> set[tuple[int, str]]:
     return out
 
 
+def named(x: Lead) -> set[int]:
+    """The MMSIs a lead names: an interference lead names every ship that jumped."""
+    if x.rule == "ID-INTERFERENCE":
+        return {int(v["mmsi"]) for v in x.details["vessels"]}
+    return {x.mmsi}
+
+
 def _per_100k(n: int, messages: int) -> float:
     return n * 100_000 / max(messages, 1)
 
@@ -173,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         found = sum(
             1 for m in ms
             if (m in got_land if truth == "land" else any(
-                x.mmsi == m and (truth is None or x.rule == truth) for x in got))
+                m in named(x) and (truth is None or x.rule == truth) for x in got))
         )  # fmt: skip
         flagged = sum(
             1 for m in ms
@@ -182,7 +189,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{case:10s} {truth or 'no lead':18s} {found:4d}/{len(ms)} {flagged:6d}/{len(ms)}")
         if truth is not None:
             found_v, found_b = found_v + found, found_b + flagged
-    vigia_flagged = {x.mmsi for x in got} | got_land
+    victims = {m for m, c in plan.items() if c == "cluster"}
+    own = sorted({x.mmsi for x in got if x.mmsi in victims and x.rule != "ID-INTERFERENCE"})
+    events = [x for x in got if x.rule == "ID-INTERFERENCE"]
+    print(f"interference leads: {len(events)} (vessels named: "
+          f"{sorted(len(named(x)) for x in events)}); cluster ships with a lead of their "
+          f"own as well: {len(own)}")  # fmt: skip
+    vigia_flagged = {m for x in got for m in named(x)} | got_land
     base_flagged = {f[0] for f in naive} | naive_land
     print()
     _show("vigia", vigia_flagged, found_v, plan, len(planted))

@@ -3,7 +3,8 @@
 Each case goes on one real vessel of the capture that has static data and 10+ fixes
 (one case per vessel, chosen by a seed), changing only what the case needs:
 
-- ``shared``: a second ship on its MMSI: its fixes again, 5 s later, 40 km north
+- ``shared``: a second ship on its MMSI: its fixes again, 5 s later, 40 km away on a
+  bearing drawn for the vessel (each borrowed MMSI's other ship is somewhere else)
   (truth: ``ID-MMSI-SHARED``);
 - ``alternate``: static reports of another identity (name, call sign) between its own
   (truth: ``ID-STATIC-CHANGE``);
@@ -14,6 +15,12 @@ Each case goes on one real vessel of the capture that has static data and 10+ fi
 - ``land``: 20 min of its fixes replaced by fixes a minute apart in the city of São
   Paulo, 60 km inland
   (truth: a land candidate, alerts/identity/land.py);
+- ``cluster``: GNSS interference, three vessels at a time (so ``--per-case`` events take
+  three times as many vessels): at one instant each reports where it was 30 s before
+  (its nearest fix, retimed), then, 20 s after the one before it, three fixes a minute
+  apart at one spot at sea off Cabo Frio (one spot per event, 50 km apart), in place of
+  its own fixes of those 5 minutes; then its own track again
+  (truth: ``ID-INTERFERENCE`` naming it, alerts/identity/interference.py);
 - ``bad_imo``: its IMO number given a wrong check digit, and ``rename``: renamed once:
   what one honest ship does (truth: no lead).
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import random
 from collections.abc import Sequence
 
@@ -31,7 +39,7 @@ from vigia.alerts.identity.mid import BRAZIL_MID, mid_of
 from vigia.alerts.identity.static import imo_valid
 from vigia.ingest.records import Position, Record, StaticData
 
-CASES = ("shared", "alternate", "imo", "flag", "land", "bad_imo", "rename")
+CASES = ("shared", "alternate", "imo", "flag", "land", "cluster", "bad_imo", "rename")
 #: the rule each case must raise (None: no lead; "land": a land candidate)
 TRUTH: dict[str, str | None] = {
     "shared": "ID-MMSI-SHARED",
@@ -39,11 +47,15 @@ TRUTH: dict[str, str | None] = {
     "imo": "ID-STATIC-CHANGE",
     "flag": "ID-MID-FLAG",
     "land": "land",
+    "cluster": "ID-INTERFERENCE",
     "bad_imo": None,
     "rename": None,
 }
 SAO_PAULO = (-46.63, -23.55)
-_NORTH_DEG = 40_000.0 / 111_320.0  # 40 km of latitude
+#: where the planted interference puts its ships (open sea off Cabo Frio)
+SPOT = (-41.5, -23.5)
+CLUSTER = 3
+_TWIN_M = 40_000.0  # how far the borrowed MMSI's other ship is
 
 
 def _bad_check_digit(imo: int) -> int:
@@ -88,26 +100,54 @@ def inject(
     plan: dict[int, str] = {}
     for case in CASES:
         fits = [m for m in pool if m not in plan and (m in with_imo or "imo" not in case)]
-        plan.update(dict.fromkeys(fits[:per_case], case))
+        n = per_case * (CLUSTER if case == "cluster" else 1)
+        plan.update(dict.fromkeys(fits[:n], case))
     by_vessel: dict[int, list[Record]] = {}
     for r in records:
         if r.mmsi in plan:
             by_vessel.setdefault(r.mmsi, []).append(r)
     out = [r for r in records if r.mmsi not in plan]
+    groups = [m for m, c in plan.items() if c == "cluster"]
+    mid = sorted(r.t for r in records)[len(records) // 2]
+    for g in range(0, len(groups), CLUSTER):
+        # events 30 min apart, each at its own spot 50 km east of the last
+        t_g, spot = mid + 1_800.0 * g / CLUSTER, (SPOT[0] + 0.5 * g / CLUSTER, SPOT[1])
+        for i, m in enumerate(groups[g : g + CLUSTER]):
+            out += _spoof(sorted(by_vessel[m], key=lambda r: r.t), t_g + 20.0 * i, spot)
     for m, case in plan.items():
-        out += _plant(case, sorted(by_vessel[m], key=lambda r: r.t), rng)
+        if case != "cluster":
+            out += _plant(case, sorted(by_vessel[m], key=lambda r: r.t), rng)
     out.sort(key=lambda r: r.t)
     return out, plan
+
+
+def _spoof(recs: list[Record], t: float, spot: tuple[float, float]) -> list[Record]:
+    """One ship of an interference event: where it was 30 s before ``t``, then three
+    fixes a minute apart at ``spot`` from ``t`` on, in place of its own of that span."""
+    pos = [r for r in recs if type(r) is Position and r.lon is not None]
+    near = min(pos, key=lambda p: abs(p.t - t))
+    kept = [r for r in recs if not (type(r) is Position and t - 30.0 <= r.t <= t + 300.0)]
+    was = dataclasses.replace(near, t=t - 30.0)
+    fake = [
+        dataclasses.replace(near, t=t + 60.0 * k, lon=spot[0] + 0.001 * k, lat=spot[1])
+        for k in range(3)
+    ]
+    return [*kept, was, *fake]
 
 
 def _plant(case: str, recs: list[Record], rng: random.Random) -> list[Record]:
     pos = [r for r in recs if type(r) is Position and r.lon is not None]
     t_mid = pos[len(pos) // 2].t
     if case == "shared":
+        b = math.radians(rng.uniform(0.0, 360.0))
+        dlat = _TWIN_M * math.cos(b) / 111_320.0
         twin = [
-            dataclasses.replace(p, t=p.t + 5.0, lat=p.lat + _NORTH_DEG)  # type: ignore[operator]
+            dataclasses.replace(
+                p, t=p.t + 5.0, lat=p.lat + dlat,  # type: ignore[operator]
+                lon=p.lon + _TWIN_M * math.sin(b) / (111_320.0 * math.cos(math.radians(p.lat))),  # type: ignore[arg-type,operator]
+            )
             for p in pos
-        ]
+        ]  # fmt: skip
         return [*recs, *twin]
     if case == "land":
         # 20 min of fixes a minute apart in the city, in place of its own then (a

@@ -13,6 +13,11 @@ one lead (the segmenter's own ID-MMSI-SHARED leads of those ships are not folded
   (the destination). Distances are great-circle metres (``alerts.tracking.metres``).
   A fix more than ``FORGET_S`` (a day) after the vessel's previous one is no jump: the
   vessel is forgotten after a day without a fix, as a ship that left the coverage.
+- A **return**: a jump whose origin lies within ``RADIUS_M`` of where the same vessel's
+  previous jump took it is that vessel coming back (the spoofing over, its receiver
+  right again): part of the event it left, never an event of its own. Otherwise the
+  ships of one event, moored near each other, would raise a second lead where they
+  really are when the spoofing stops.
 - An **interference event**: the connected components (single linkage) of jumps whose
   destinations lie within ``RADIUS_M`` (5 km; the bound included: ``<=``) of each other
   and whose times are within ``WINDOW_S`` (600 s; the bound included). A spoofer moves
@@ -140,6 +145,7 @@ class InterferenceWatch:
         self._now = -math.inf  # the latest record time (the eras' stream clock)
         self._eras = Eras()
         self._last: dict[int, tuple[float, float, float]] = {}  # mmsi: settled (t, lon, lat)
+        self._came: dict[int, tuple[float, float, float]] = {}  # mmsi: its last jump's end
         self._swept = -math.inf
         # jumps that may still link (WINDOW_S of the newest), oldest first, and by cell
         self._recent: deque[Jump] = deque()
@@ -193,6 +199,7 @@ class InterferenceWatch:
             old = self._bound - FORGET_S  # no later fix can jump from these
             for m in [m for m, f in self._last.items() if f[0] < old]:
                 del self._last[m]
+                self._came.pop(m, None)
         out: list[Lead] = []
         keep: list[Group] = []
         for g in self._open:
@@ -220,7 +227,12 @@ class InterferenceWatch:
             if t - prev[0] <= FORGET_S:
                 d = metres(prev[1], prev[2], lon, lat)
                 if d > JUMP_M and d / (t - prev[0]) / KN > MAX_KN:
-                    self._jump(mmsi, prev, (t, lon, lat), d)
+                    came = self._came.pop(mmsi, None)
+                    if came is not None and metres(came[1], came[2], prev[1], prev[2]) <= RADIUS_M:
+                        self._count("interference_returns")  # back from where it jumped to
+                    else:
+                        self._came[mmsi] = (t, lon, lat)
+                        self._jump(mmsi, prev, (t, lon, lat), d)
         self._last[mmsi] = (t, lon, lat)
 
     def _jump(self, mmsi: int, frm: tuple[float, float, float],

@@ -11,11 +11,15 @@ once confirmed they are judged under a key of its own (``SEG_KEY``, in
 episodes.py), so neither ship's
 fixes make the other's approach speeds, stop timers or silences.
 
-Two confirmed segments heard within ``OVERLAP_S`` of each other and more than
-``APART_M`` apart are two ships on one MMSI: an ``ID-MMSI-SHARED`` lead once the lateness
-bound has passed the last such fix (alerts/settling.py), with both segments' fixes as
-evidence. The assignment runs on the vessel's own records in time order, so it is the
-same however the data arrives.
+Two confirmed segments heard within ``OVERLAP_S`` of each other, more than ``APART_M``
+apart, whose fixes alternate (A B A B: the MMSI's reports switched into the newer one at
+least twice and back at least once) are two ships on one MMSI: an ``ID-MMSI-SHARED``
+lead once the lateness bound has passed the last such fix (alerts/settling.py), with
+both segments' fixes as evidence. Alternation is Global Fishing Watch's "segments that
+overlap in time": one ship whose position jumps away and back (A B A: a GNSS receiver
+spoofed, the ships of alerts/identity/interference.py) is not two ships; two ships
+reporting on one MMSI interleave their reports. The assignment runs on the vessel's own
+records in time order, so it is the same however the data arrives.
 """
 
 from __future__ import annotations
@@ -40,12 +44,20 @@ _QUICK_DEG = 0.015
 
 
 class Track:
-    """A segment's last fix, how many fixes it has, and its first time."""
+    """A segment's last fix, how many fixes it has, its first time, and how many times
+    the MMSI's reports switched into it from another segment."""
 
-    __slots__ = ("first_t", "lat", "lon", "n", "t")
+    __slots__ = ("first_t", "lat", "lon", "n", "switches", "t")
 
-    def __init__(self, t: float, lon: float, lat: float) -> None:
+    def __init__(self, t: float, lon: float, lat: float, switches: int = 0) -> None:
         self.t, self.lon, self.lat, self.n, self.first_t = t, lon, lat, 1, t
+        self.switches = switches
+
+
+def switches(tr: Track) -> int:
+    """A track's switches (0 for one checkpointed before they were counted)."""
+    n: int = getattr(tr, "switches", 0)
+    return n
 
 
 def segment_of(vs: VesselState, pos: Position) -> int:
@@ -63,6 +75,8 @@ def segment_of(vs: VesselState, pos: Position) -> int:
         head.t, head.lon, head.lat, head.n = t, lon, lat, head.n + 1
         return 0
     best = -1
+    # the segment the MMSI's previous report went to: the one heard last
+    last = max(range(len(tracks)), key=lambda k: tracks[k].t)
     for k, tr in enumerate(tracks):
         d = metres(tr.lon, tr.lat, lon, lat)
         if (d <= NEAR_M or d / max(t - tr.t, 1.0) / KN <= MAX_KN) and (
@@ -71,14 +85,16 @@ def segment_of(vs: VesselState, pos: Position) -> int:
             best = k
     if best < 0:
         if len(tracks) < MAX_SEGMENTS:
-            tracks.append(Track(t, lon, lat))
+            tracks.append(Track(t, lon, lat, 1))
             best = len(tracks) - 1
         else:  # the oldest segment gives way (never the vessel's own, 0)
             best = min(range(1, len(tracks)), key=lambda k: tracks[k].t)
-            tracks[best] = Track(t, lon, lat)
+            tracks[best] = Track(t, lon, lat, 1)
     else:
         tr = tracks[best]
         tr.t, tr.lon, tr.lat, tr.n = t, lon, lat, tr.n + 1
+        if best != last:
+            tr.switches = switches(tr) + 1
     _note_overlap(vs, tracks, best, pos)
     return best if tracks[best].n >= CONFIRM or best == 0 else -1
 
@@ -109,10 +125,11 @@ def to_segment(pipe: Any, vs: VesselState, pos: Position) -> tuple[VesselState, 
 
 def _note_overlap(vs: VesselState, tracks: list[Track], k: int, pos: Position) -> None:
     me = tracks[k]
-    if me.n < CONFIRM:
+    # A B A B at least: switched into this segment twice and into the other once
+    if me.n < CONFIRM or switches(me) < 2:
         return
     for j, other in enumerate(tracks):
-        if j == k or other.n < CONFIRM or pos.t - other.t > OVERLAP_S:
+        if j == k or other.n < CONFIRM or pos.t - other.t > OVERLAP_S or switches(other) < 1:
             continue
         if metres(other.lon, other.lat, me.lon, me.lat) > APART_M:
             if vs.shared is None:
@@ -139,6 +156,7 @@ def shared_lead(mmsi: int, events: list[Any], info: VesselInfo | None) -> Lead:
             "overlaps": len(events),
             "max_apart_m": round(apart, 1),
             "rule": f"fixes more than {APART_M:.0f} m apart within {OVERLAP_S:.0f} s, "
-            f"each on a segment of {CONFIRM}+ fixes one ship could sail (<= {MAX_KN} kn)",
+            f"each on a segment of {CONFIRM}+ fixes one ship could sail (<= {MAX_KN} kn), "
+            "the segments' reports alternating (A B A B)",
         },
     )  # fmt: skip

@@ -159,3 +159,30 @@ def test_each_ship_is_judged_alone_so_a_real_breach_is_not_lost_in_the_jumps(
     assert sorted(x.rule for x in leads) == ["ID-MMSI-SHARED", "SEC-PLATFORM"]
     plat = next(x for x in leads if x.rule == "SEC-PLATFORM")
     assert abs(plat.min_distance_m - 300.0) < 2.0 and plat.mmsi == TWIN
+
+
+def _blocks(tmp_path: Path, pattern: str) -> list[Lead]:
+    """One MMSI reporting a minute apart in runs of 3 fixes: 'A' runs on a track stopped
+    at sea, 'B' runs 40 km west of it (``pattern`` "ABA": away and back)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    index = index_from([], tmp_path)
+    a = aisgen.fwd(*PLAT, 90, 20_000)
+    b = aisgen.fwd(*a, 270, 40_000)
+    recs, t = [], T0
+    for run in pattern:
+        spot = a if run == "A" else b
+        recs += to_positions(TWIN, aisgen.run(*spot, course=0, sog_kn=0.0, t0=t, dt_s=60, n=3))
+        t += 180
+    pipe = LeadPipeline(index, VesselRegistry())
+    return pipe.process(sorted(recs, key=lambda r: r.t)) + pipe.finish()
+
+
+def test_a_ship_whose_position_jumps_away_and_back_is_not_two_ships(tmp_path: Path) -> None:
+    """Two ships on one MMSI interleave their reports; one ship whose receiver is spoofed
+    for a while jumps away and back (A B A): its segments meet every other condition (3
+    fixes each, 40 km apart within 30 min) but do not alternate, so no lead. Both sides
+    of the bound: A B A B (switched into B twice, into A once) is two ships."""
+    assert _blocks(tmp_path / "aba", "ABA") == []
+    assert _blocks(tmp_path / "abab_a", "ABAA") == []
+    (lead,) = _blocks(tmp_path / "abab", "ABAB")
+    assert lead.rule == "ID-MMSI-SHARED" and lead.details["segments"] == [0, 1]

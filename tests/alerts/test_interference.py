@@ -153,13 +153,18 @@ def test_three_vessels_jumping_to_one_spot_are_one_lead() -> None:
     assert not is_infraction(RULE) and "investigative" in why_no_infraction(RULE)
     assert j["citation"].startswith("ITU-R M.1371")
     # three jumps to S, three back to the real tracks (hundreds of km apart: no event)
-    assert w.counters["interference_jumps"] == 6 and w.counters["interference_leads"] == 1
+    assert (
+        w.counters["interference_jumps"] == 3 == w.counters["interference_returns"]
+        and w.counters["interference_leads"] == 1
+    )
 
 
 def test_two_vessels_jumping_together_are_no_event() -> None:
     recs = [p for k in range(2) for p in spoofed_ship(k, T0 + 60 * k)]
     leads, w = run(recs)
-    assert leads == [] and w.counters["interference_jumps"] == 4
+    assert (
+        leads == [] and w.counters["interference_jumps"] == 2 == w.counters["interference_returns"]
+    )
 
 
 def _three(d_third: float = 0.0, dt_third: float = 120.0) -> list[Position]:
@@ -196,7 +201,11 @@ def test_min_vessels_counts_distinct_mmsis() -> None:
     home = dest(S, 90.0, 200_000.0)
     twice = [fix(a, T0 - 60, home), fix(a, T0, S), fix(a, T0 + 60, home), fix(a, T0 + 120, S)]
     leads, w = run(twice + jumper(b, S, T0 + 30, 200.0))
-    assert leads == [] and w.counters["interference_jumps"] == 4
+    assert (
+        leads == []
+        and w.counters["interference_jumps"] == 3
+        and w.counters["interference_returns"] == 1
+    )
     leads, _ = run(twice + jumper(b, S, T0 + 30, 200.0) + jumper(710_000_003, S, T0 + 90, 300.0))
     assert len(leads) == 1 and leads[0].details["vessel_count"] == 3
     assert leads[0].details["jumps"] == 4  # a's two jumps to S, b's, the third's
@@ -238,7 +247,9 @@ def test_real_ships_and_a_lone_jumper_raise_nothing() -> None:
     lone = [fix(710_000_009, T0 + 600, home), fix(710_000_009, T0 + 660, S)]
     lone += [fix(710_000_009, T0 + 720, home)]
     leads, w = run(convoy + lone)
-    assert leads == [] and w.counters["interference_jumps"] == 2  # the lone one's, to and fro
+    assert (
+        leads == [] and w.counters["interference_jumps"] == 1 == w.counters["interference_returns"]
+    )
 
 
 # -- the same leads however the data arrives -----------------------------------------------
@@ -386,7 +397,7 @@ def test_an_encounter_watch_checkpointed_before_it_makes_one() -> None:
     got = w.expire(w.stream_time, final=True)
     assert [x.rule for x in got] == [RULE]
     assert (
-        w.counters["interference_leads"] == 1 and w.interference.counters["interference_jumps"] == 6
+        w.counters["interference_leads"] == 1 and w.interference.counters["interference_jumps"] == 3
     )
 
 
@@ -402,10 +413,25 @@ def test_through_the_replay_pipeline_with_the_other_leads() -> None:
         out += pipe.expire(pipe.stream_time)
     out += pipe.finish()
     rules = sorted(x.rule for x in out)
-    # the segmenter still sees each spoofed ship as two ships on one MMSI (its spoofed
-    # fixes a confirmed segment 200 km from its real one): one ID-MMSI-SHARED lead each,
-    # not yet folded into the interference lead that explains them (issue 34)
-    assert rules == ["ID-INTERFERENCE"] + ["ID-MMSI-SHARED"] * 3 + ["SAR-DISTRESS"]
+    # one event, not three vessels' faults: each spoofed ship jumps away and back (A B
+    # A), which the segmenter does not call two ships on one MMSI (they do not alternate)
+    assert rules == ["ID-INTERFERENCE", "SAR-DISTRESS"]
     (lead,) = [x for x in out if x.rule == RULE]
     assert lead.details["vessel_count"] == 3 and lead.started_at == T0
     assert pipe.counters["interference_leads"] == 1
+
+
+def test_ships_moored_together_coming_back_are_the_same_event() -> None:
+    """Three ships moored within 1 km of each other, 200 km from S, spoofed to S for 10
+    minutes: coming back they jump together again, to one place within 5 km, but each
+    from where it jumped to: returns, not a second event where they really are."""
+    berth = dest(S, 180.0, 200_000.0)
+    recs: list[Position] = []
+    for k in range(3):
+        m, at = 710_000_101 + k, dest(berth, 90.0, 400.0 * k)
+        recs += [fix(m, T0 - 600 + 60 * i, at) for i in range(10)]  # moored
+        recs += [fix(m, T0 + 20 * k + 60 * i, dest(S, 0.0, 100.0 * k)) for i in range(10)]
+        recs += [fix(m, T0 + 600 + 20 * k + 60 * i, at) for i in range(10)]  # back
+    leads, w = run(recs)
+    assert [x.details["vessel_count"] for x in leads] == [3]
+    assert w.counters["interference_jumps"] == 3 == w.counters["interference_returns"]

@@ -137,8 +137,13 @@ def _cached_count(
     return n
 
 
+#: a box's leads, unsilenced (migration 0020)
+BOX_INDEX = "ix_leads_closest_open"
+
+
 def count_index(q: LeadQuery, scope: Scope) -> str | None:
-    """The partial index (migrations 0013, 0017) a SQLite count of ``q`` should read.
+    """The partial index (migrations 0013, 0017, 0020) a SQLite count of ``q`` should
+    read (a box: its two coordinates, when no rule, status or authority narrows it).
     Given the choice, SQLite reads the single-column index of a rule, status or
     authority and fetches each row to check ``silence_id``: 10,001 row reads, 9 ms warm
     at 300,000 leads and 350 ms at the p99 cold at 1,000,000; the partial index answers
@@ -159,6 +164,8 @@ def count_index(q: LeadQuery, scope: Scope) -> str | None:
         return "ix_leads_status_newest"
     if q.authority is not None or scope.authority is not None:
         return "ix_leads_authority_newest"
+    if q.bbox is not None:
+        return BOX_INDEX
     return None
 
 

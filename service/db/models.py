@@ -134,6 +134,14 @@ class LeadRow(Base):
         Index("ix_leads_zone_id", "zone_id"),
         Index("ix_leads_status", "status"),
         Index("ix_leads_closest", "closest_lon", "closest_lat"),
+        # a box's count from the index alone, unsilenced leads only (migration 0020)
+        Index(
+            "ix_leads_closest_open",
+            "closest_lon",
+            "closest_lat",
+            sqlite_where=text("silence_id IS NULL"),
+            postgresql_where=text("silence_id IS NULL"),
+        ),
         Index("ix_leads_authority", "authority"),
         Index("ix_leads_due_on", "due_on"),
         # the default list: unsilenced leads, newest first (migration 0009)

@@ -44,6 +44,8 @@ EXAMPLE_VESSELS: dict[str, Any] = {
         [710000001, -43.17, -22.9, 91.0, 90, 8.2, "2024-03-01T12:00:00Z", "vessel", 30, "MARIA"]
     ],
 }
+
+
 @runtime_checkable
 class VesselCatalogue(Protocol):
     """A store that can list the static data of many vessels in one query."""

@@ -57,6 +57,9 @@ CITATIONS: dict[str, str] = {
     # could sail to (GNSS spoofing or jamming): the position a ship transmits (ITU-R
     # M.1371; IMO Res. A.1106(29)) and the IMO's guidance on GNSS interference
     "ID-INTERFERENCE": "ITU-R M.1371; IMO Res. A.1106(29); IMO MSC.1/Circ.1645 (GNSS interference)",
+    # investigative: a track drawn as three or more laps of a near perfect circle,
+    # positions generated rather than sailed (the position a ship must transmit truly)
+    "ID-CIRCLE": "ITU-R M.1371; IMO Res. A.1106(29)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

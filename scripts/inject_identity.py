@@ -21,6 +21,9 @@ Each case goes on one real vessel of the capture that has static data and 10+ fi
   apart at one spot at sea off Cabo Frio (one spot per event, 50 km apart), in place of
   its own fixes of those 5 minutes; then its own track again
   (truth: ``ID-INTERFERENCE`` naming it, alerts/identity/interference.py);
+- ``circle``: 35 minutes of its fixes, from its middle on, replaced by fixes 10 s
+  apart going 3.5 times round a circle of 800 m about where it was (a generated track)
+  (truth: ``ID-CIRCLE``, alerts/identity/circles.py);
 - ``bad_imo``: its IMO number given a wrong check digit, and ``rename``: renamed once:
   what one honest ship does (truth: no lead).
 
@@ -39,7 +42,7 @@ from vigia.alerts.identity.mid import BRAZIL_MID, mid_of
 from vigia.alerts.identity.static import imo_valid
 from vigia.ingest.records import Position, Record, StaticData
 
-CASES = ("shared", "alternate", "imo", "flag", "land", "cluster", "bad_imo", "rename")
+CASES = ("shared", "alternate", "imo", "flag", "land", "cluster", "circle", "bad_imo", "rename")
 #: the rule each case must raise (None: no lead; "land": a land candidate)
 TRUTH: dict[str, str | None] = {
     "shared": "ID-MMSI-SHARED",
@@ -48,6 +51,7 @@ TRUTH: dict[str, str | None] = {
     "flag": "ID-MID-FLAG",
     "land": "land",
     "cluster": "ID-INTERFERENCE",
+    "circle": "ID-CIRCLE",
     "bad_imo": None,
     "rename": None,
 }
@@ -149,6 +153,20 @@ def _plant(case: str, recs: list[Record], rng: random.Random) -> list[Record]:
             for p in pos
         ]  # fmt: skip
         return [*recs, *twin]
+    if case == "circle":
+        p0 = pos[len(pos) // 2]
+        n = 212  # 3.5 laps of 6 degrees a fix, and the two ends
+        kept = [r for r in recs if not (type(r) is Position and p0.t <= r.t <= p0.t + 10.0 * n)]
+        k = 111_320.0 * math.cos(math.radians(p0.lat))  # type: ignore[arg-type]
+        ring = [
+            dataclasses.replace(
+                p0, t=p0.t + 10.0 * i,
+                lon=p0.lon + 800.0 * math.sin(math.radians(6.0 * i)) / k,  # type: ignore[operator]
+                lat=p0.lat + 800.0 * math.cos(math.radians(6.0 * i)) / 111_320.0,  # type: ignore[operator]
+            )
+            for i in range(n)
+        ]  # fmt: skip
+        return [*kept, *ring]
     if case == "land":
         # 20 min of fixes a minute apart in the city, in place of its own then (a
         # spoofed receiver reports as often as a real one)

@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from vigia.alerts.eras import Eras
+from vigia.alerts.identity.circles import CircleWatch
 from vigia.alerts.identity.segments import MAX_KN
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.alerts.tracking import KN, metres
@@ -146,6 +147,7 @@ class InterferenceWatch:
         self._eras = Eras()
         self._last: dict[int, tuple[float, float, float]] = {}  # mmsi: settled (t, lon, lat)
         self._came: dict[int, tuple[float, float, float]] = {}  # mmsi: its last jump's end
+        self._circles = CircleWatch()
         self._swept = -math.inf
         # jumps that may still link (WINDOW_S of the newest), oldest first, and by cell
         self._recent: deque[Jump] = deque()
@@ -155,6 +157,13 @@ class InterferenceWatch:
 
     def _count(self, key: str, n: int = 1) -> None:
         self.counters[key] = self.counters.get(key, 0) + n
+
+    def _circle_watch(self) -> CircleWatch:
+        """The circle watch (made here for a watch checkpointed before it had one)."""
+        w: CircleWatch | None = self.__dict__.get("_circles")
+        if w is None:
+            w = self._circles = CircleWatch()
+        return w
 
     def feed(self, records: Iterable[Record]) -> None:
         """Take the positions among ``records`` (any vessels, any order)."""
@@ -210,10 +219,13 @@ class InterferenceWatch:
             elif len(g.vessels) >= MIN_VESSELS:
                 out.append(self._lead(g))
         self._open = keep
+        circles = self._circle_watch()
+        out += circles.finish() if final else circles.close(self._bound)
+        self._count("circle_leads", sum(1 for x in out if x.rule != RULE))
         if final:  # every component is given out: nothing may link to them any more
             self._recent.clear()
             self._cells.clear()
-        self._count("interference_leads", len(out))
+        self._count("interference_leads", sum(1 for x in out if x.rule == RULE))
         return sorted(out, key=lambda x: (x.started_at, x.mmsi))
 
     def _take(self, mmsi: int, t: float, lon: float, lat: float) -> None:
@@ -234,6 +246,8 @@ class InterferenceWatch:
                         self._came[mmsi] = (t, lon, lat)
                         self._jump(mmsi, prev, (t, lon, lat), d)
         self._last[mmsi] = (t, lon, lat)
+        # the same settled order serves the tracks drawn as circles (circles.py)
+        self._circle_watch().take(mmsi, t, lon, lat)
 
     def _jump(self, mmsi: int, frm: tuple[float, float, float],
               to: tuple[float, float, float], d: float) -> None:  # fmt: skip

@@ -9,11 +9,13 @@ store holds the replay's leads, field for field, none twice."""
 from __future__ import annotations
 
 import asyncio
+import math
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -108,7 +110,20 @@ def test_a_meeting_across_workers_is_one_lead_as_in_replay(
     ]
     assert all(v["ended_at"] is not None for v in want.values())
 
-    env = worker_env(migrated_pg_url, bus)
+    got = {x.id: x.to_json() for x in _through_the_broker(tmp_path, bus, migrated_pg_url, chunks)
+           if x.rule in RULES}  # fmt: skip
+    assert got == want
+    lead = next(iter(got.values()))
+    assert [x["mmsi"] for x in lead["details"]["vessels"]] == [a, b]
+
+
+def _through_the_broker(
+    tmp_path: Path, bus: BusSettings, url: str, chunks: list[list[Record]]
+) -> list[Any]:
+    """Two evaluation workers and a pairing stage on ``chunks``: the first half, the
+    stage killed with SIGKILL, the second half and a rerun of everything, a new stage to
+    the end; the leads stored."""
+    env = worker_env(url, bus)
     half = len(chunks) // 2
     asyncio.run(publish(bus, chunks[:half]))
     even = WorkerProc(env, "w-even", tmp_path, ["--partitions", "0,2,4,6"])
@@ -130,12 +145,58 @@ def test_a_meeting_across_workers_is_one_lead_as_in_replay(
             pair.proc.kill()
         even.stop()
         odd.stop()
-    repo = open_repository(migrated_pg_url)
+    repo = open_repository(url)
     try:
         stored, _ = repo.list_leads(LeadQuery(), 10_000, scope=EVERY_AUTHORITY)
     finally:
         repo.close()
-    got = {x.id: x.to_json() for x in stored if x.rule in RULES}
+    return list(stored)
+
+
+def _identity_records() -> list[Record]:
+    """Three ships spoofed to one spot 200 km away within a minute (each back on its
+    track after 3 minutes), a fourth drawing 3.5 laps of an 800 m circle, and a ship far
+    away for 8 h moving the stream clock on, as type 1 sentences through the decoder."""
+    lines: list[tuple[float, str]] = []
+    spot = (-38.0, -25.0)
+    for k in range(3):
+        m, t_jump = 710_380_000 + k, es.T0 + 3_600.0 + 20.0 * k
+        track = aisgen.run(-41.0 + 0.3 * k, -23.0, course=90.0, sog_kn=10.0, t0=es.T0,
+                           dt_s=60.0, n=120)  # fmt: skip
+        for f in track:
+            lon, lat = (
+                (spot[0] + 0.001 * k, spot[1]) if t_jump <= f.t < t_jump + 180 else (f.lon, f.lat)
+            )
+            lines.append((f.t, aisgen.fast_type1(m, f.t, lon, lat, f.sog, f.cog)))
+    for i in range(212):  # 6 degrees round the circle every 10 s
+        a = math.radians(6.0 * i)
+        lon = -40.0 + 800.0 * math.sin(a) / (111_320.0 * math.cos(math.radians(-23.5)))
+        lat = -23.5 + 800.0 * math.cos(a) / 111_320.0
+        t = es.T0 + 1_800.0 + 10.0 * i
+        lines.append((t, aisgen.fast_type1(710_380_009, t, lon, lat, 9.0, 0.0)))
+    far = aisgen.run(-38.0, -20.0, course=90.0, sog_kn=10.0, t0=es.T0, dt_s=60.0, n=480)
+    lines += [(f.t, aisgen.fast_type1(710_389_999, f.t, f.lon, f.lat, f.sog, f.cog)) for f in far]
+    ing = Ingestor()
+    out: list[Record] = []
+    for _, line in sorted(lines):
+        out += ing.feed(RawLine(line, 4_000_000_000.0, "bus"))
+    return out + ing.flush()
+
+
+def test_interference_and_circles_across_workers_as_in_replay(
+    tmp_path: Path, bus: BusSettings, migrated_pg_url: str
+) -> None:
+    """Issue 34's cross-vessel identity leads ride in the pairing stage: the three
+    spoofed ships sit on partitions of both workers, and the stage's lead names them
+    all, as replay's does; the circle too; no ship of the event gets a lead of its own."""
+    mine = ("ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED")
+    ships = [710_380_000, 710_380_001, 710_380_002]
+    assert len({partition_of(m, bus.partitions) % 2 for m in ships}) == 2
+    chunks = batches(_identity_records(), 200)
+    want = {k: v.to_json() for k, v in reference_leads(chunks).items() if v.rule in mine}
+    assert sorted(v["rule"] for v in want.values()) == ["ID-CIRCLE", "ID-INTERFERENCE"]
+    got = {x.id: x.to_json() for x in _through_the_broker(tmp_path, bus, migrated_pg_url, chunks)
+           if x.rule in mine}  # fmt: skip
     assert got == want
-    lead = next(iter(got.values()))
-    assert [x["mmsi"] for x in lead["details"]["vessels"]] == [a, b]
+    (event,) = [v for v in got.values() if v["rule"] == "ID-INTERFERENCE"]
+    assert sorted({x["mmsi"] for x in event["details"]["vessels"]}) == ships

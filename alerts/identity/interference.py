@@ -189,11 +189,18 @@ class InterferenceWatch:
         ``final``: the input is complete) and give out the components that are done."""
         self._eras.settle(now)
         pending, clock = self._pending, self._eras.clock
+        # an older era's fixes its clock has not passed yet wait aside: the later eras'
+        # behind them in the heap run on clocks of their own (a replay of last January's
+        # archive before today's traffic would otherwise hold today's back for a day)
+        aside: list[tuple[float, int, float, float]] = []
         while pending:
             t = pending[0][0]
             if not final:
                 lim = clock(t, now) - self.lateness_s
                 if not t < lim:
+                    if t < self._eras.floor:
+                        aside.append(heapq.heappop(pending))
+                        continue
                     self._bound = max(self._bound, lim)
                     break
             _, mmsi, lon, lat = heapq.heappop(pending)
@@ -201,6 +208,8 @@ class InterferenceWatch:
         else:
             # nothing unsettled: the bound is the clock's (a later fix may not go before)
             self._bound = max(self._bound, now - self.lateness_s)
+        for item in aside:
+            heapq.heappush(pending, item)
         # a settled fix is never followed by an earlier one (jumps stay in time order)
         self._bound = max(self._bound, self._hi)
         if self._bound - self._swept >= _SWEEP_S:

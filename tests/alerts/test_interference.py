@@ -435,3 +435,18 @@ def test_ships_moored_together_coming_back_are_the_same_event() -> None:
     leads, w = run(recs)
     assert [x.details["vessel_count"] for x in leads] == [3]
     assert w.counters["interference_jumps"] == 3 == w.counters["interference_returns"]
+
+
+def test_an_earlier_archive_in_the_stream_does_not_hold_today_back() -> None:
+    """Last January's traffic, then today's: January's last fixes wait for their own
+    era's clock, and today's event comes out on today's, without the end of input (the
+    dashboard's demo, dated January, ahead of a live feed held today's back for a day)."""
+    january = sail(710_000_050, (-42.0, -24.0), 90.0, 10.0, T0 - 300 * 86_400.0, 60, 60.0)
+    today = [p for k in range(3) for p in spoofed_ship(k, T0 + 60 * k)]
+    clock = sail(710_000_060, (-36.0, -20.0), 90.0, 10.0, T0, 200, 60.0)  # to T0 + 3 h 19
+    w = InterferenceWatch(BOUND)
+    w.feed(january)
+    w.expire(january[-1].t)
+    w.feed(sorted(today + clock, key=lambda r: r.t))
+    got = w.expire(clock[-1].t)  # not the end of input
+    assert [x.details["vessel_count"] for x in got] == [3]

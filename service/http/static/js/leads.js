@@ -11,6 +11,7 @@ import { Assignment, assignee } from "./assign.js";
 import { readLink, writeLink, applyFilters } from "./link.js";
 import { positionEl, age, ddm } from "./position.js";
 import { Caseload, filtersOf, catalogue, query } from "./caseload.js";
+import { IDENTITY_RULES, identityPanel, identityLine } from "./idleads.js";
 import { showMeeting, meetingPanel, ENCOUNTER } from "./meeting.js";
 
 const SAR = "SAR-DISTRESS";
@@ -187,7 +188,7 @@ export class LeadPanel {
     const meta = document.createElement("span");
     meta.className = "meta";
     const cp = l.closest_point?.coordinates;
-    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
+    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : IDENTITY_RULES.has(l.rule) ? identityLine(l) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
     meta.append(`${where} · `, timeEl(l.started_at),
       l.ended_at || FINISHED.includes(l.status) ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
     b.append(badge, who, st, meta);
@@ -237,17 +238,18 @@ export class LeadPanel {
     mm.addEventListener("click", () => this.onVessel(l.mmsi));
     add("d.vessel", mm);
     add("d.citation", l.citation);
+    const own = IDENTITY_RULES.has(l.rule);  // about what a vessel said, not a zone
     if (l.rule === SAR) {
       // a beacon has no zone: what the rescue centre needs is where it is now
       const last = [...(l.evidence || [])].sort((a, b) => (a.t < b.t ? -1 : 1)).at(-1);
       if (last) add("d.lastfix", positionEl(last.lat, last.lon, `${timeText(last.t)} (${age(last.t)})`));
-    } else {
+    } else if (!own) {
       add("d.zone", l.zone_kind ? `${this.zoneName(l.zone_id)} (${t("kind." + l.zone_kind)})` : this.zoneName(l.zone_id));
       add("d.distance", `${number(l.min_distance_m, 0)} m`);
     }
     const cp = l.closest_point?.coordinates;
-    if (cp && l.rule !== SAR) add("d.closestpos", positionEl(cp[1], cp[0]));
-    add("d.sog", `${number(l.max_sog_kn)} kn`);
+    if (cp && l.rule !== SAR && !own) add("d.closestpos", positionEl(cp[1], cp[0]));
+    if (!own) add("d.sog", `${number(l.max_sog_kn)} kn`);
     add("d.started", timeEl(l.started_at));
     add("d.ended", l.ended_at ? timeEl(l.ended_at) : endedText(l));
     add("d.authority", l.authority || "—");
@@ -256,6 +258,7 @@ export class LeadPanel {
     add("d.evidence", String(l.evidence?.length ?? 0));
     d.append(h, dl);
     if (l.rule === ENCOUNTER) d.append(meetingPanel(l));  // both ships named (issue 37)
+    if (own) d.append(identityPanel(l, (m) => this.onVessel(m)));
     if (this.notice && this.notice.id === l.id && Date.now() < this.notice.until) {
       // kept for a while after the move: the move's own event rebuilds this detail at
       // once, and a confirmation that vanishes before it is read confirms nothing

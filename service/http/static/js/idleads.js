@@ -1,0 +1,92 @@
+// Identity leads in the panel (issue 34): what an inspector checks of a lead that is about
+// what a vessel said of itself, not about a zone. GNSS interference names every ship
+// that jumped (each opens the vessel panel), the spot and how spread they were; a track
+// in circles gives its centre, radius, laps and how well a circle fits; two ships on one
+// MMSI how far apart they were.
+import { extend, t, number, timeEl } from "./i18n.js";
+import { positionEl } from "./position.js";
+
+export const IDENTITY_RULES = new Set(["ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED"]);
+
+extend({
+  "pt-BR": {
+    "id.spot": "Ponto para onde saltaram", "id.spread": "Dispersão em torno dele",
+    "id.ships": "Embarcações deslocadas ({n})", "id.when": "Quando", "id.from": "De onde",
+    "id.jump": "Salto", "id.kn": "Velocidade implícita", "id.centre": "Centro do círculo",
+    "id.radius": "Raio", "id.laps": "Voltas", "id.fit": "Afastamento do círculo (rms)",
+    "id.cw": "sentido horário", "id.ccw": "sentido anti-horário", "id.apart": "Maior distância entre os dois navios",
+    "id.segments": "Trechos de derrota", "id.rule": "Critério",
+  },
+  en: {
+    "id.spot": "Where they jumped to", "id.spread": "Spread around it",
+    "id.ships": "Ships moved ({n})", "id.when": "When", "id.from": "From",
+    "id.jump": "Jump", "id.kn": "Implied speed", "id.centre": "Centre of the circle",
+    "id.radius": "Radius", "id.laps": "Laps", "id.fit": "Off the circle (rms)",
+    "id.cw": "clockwise", "id.ccw": "counterclockwise", "id.apart": "Farthest apart the two ships were",
+    "id.segments": "Track segments", "id.rule": "Criterion",
+  },
+});
+
+const km = (m) => `${number(m / 1000, 1)} km`;
+
+/** The list's line for an identity lead: what it is about, not a zone and a distance. */
+export function identityLine(l) {
+  const d = l.details || {};
+  if (l.rule === "ID-INTERFERENCE") return t("id.ships", { n: d.vessel_count ?? "?" });
+  if (l.rule === "ID-CIRCLE") return `${t("id.radius")} ${number(d.radius_m, 0)} m · ${number(d.laps, 1)} ${t("id.laps").toLowerCase()}`;
+  return `${t("id.apart")}: ${km(d.max_apart_m || 0)}`;
+}
+
+/** The rows of a definition list and, for interference, the ships' table. */
+export function identityPanel(l, onVessel) {
+  const box = document.createElement("div");
+  box.className = "identity-lead";
+  const d = l.details || {};
+  const dl = document.createElement("dl");
+  const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = t(k); const dd = document.createElement("dd"); dd.append(v ?? "—"); dl.append(dt, dd); };
+  if (l.rule === "ID-INTERFERENCE") {
+    if (d.spot) add("id.spot", positionEl(d.spot[1], d.spot[0]));
+    add("id.spread", `${number(d.spread_m, 0)} m`);
+    box.append(dl, ships(d.vessels || [], onVessel));
+  } else if (l.rule === "ID-CIRCLE") {
+    if (d.centre) add("id.centre", positionEl(d.centre[1], d.centre[0]));
+    add("id.radius", `${number(d.radius_m, 0)} m`);
+    add("id.laps", `${number(d.laps, 1)} (${t(d.direction === "clockwise" ? "id.cw" : "id.ccw")})`);
+    add("id.fit", `${number(d.fit_rms_m, 0)} m`);
+    box.append(dl);
+  } else {
+    add("id.apart", km(d.max_apart_m || 0));
+    add("id.segments", (d.segments || []).join(", "));
+    box.append(dl);
+  }
+  if (d.rule) {
+    const p = document.createElement("p");
+    p.className = "rule-text";
+    p.textContent = `${t("id.rule")}: ${d.rule}`;
+    box.append(p);
+  }
+  return box;
+}
+
+function ships(rows, onVessel) {
+  const wrap = document.createElement("div");
+  const h = document.createElement("h4");
+  h.textContent = t("id.ships", { n: new Set(rows.map((r) => r.mmsi)).size });
+  const tb = document.createElement("table");
+  const head = tb.createTHead().insertRow();
+  for (const k of ["d.vessel", "id.when", "id.from", "id.jump", "id.kn"]) { const th = document.createElement("th"); th.textContent = t(k); head.append(th); }
+  const body = tb.createTBody();
+  for (const r of rows) {
+    const row = body.insertRow();
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "secondary"; b.textContent = `MMSI ${r.mmsi}`;
+    b.addEventListener("click", () => onVessel(r.mmsi));
+    row.insertCell().append(b);
+    row.insertCell().append(timeEl(r.t));
+    row.insertCell().append(positionEl(r.from[1], r.from[0]));
+    row.insertCell().append(km(r.jump_m));
+    row.insertCell().append(`${number(r.implied_kn, 0)} kn`);
+  }
+  wrap.append(h, tb);
+  return wrap;
+}

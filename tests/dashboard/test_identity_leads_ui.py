@@ -1,0 +1,114 @@
+"""Identity leads on the page (issue 34): an inspector opening a GNSS interference lead
+reads where the ships were put, how spread they were and every ship that jumped (each
+opens its vessel panel), not a zone and a distance that mean nothing here; a track in
+circles gives its centre, radius and laps."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import pytest
+
+from scripts import aisgen
+from tests.support.dashboard import Service, Watched, demo_lines
+
+pytestmark = pytest.mark.slow
+
+SHIPS = [710_390_000, 710_390_001, 710_390_002]
+CIRCLER = 710_390_009
+SPOT = (-38.0, -25.0)
+
+
+def _lines(now: float) -> list[str]:
+    """Three ships spoofed to SPOT 20 s apart four hours ago, a ship drawing 3.5 laps of
+    an 800 m circle before that, and a ship steaming until now (the stream's clock)."""
+    out: list[tuple[float, str]] = []
+    t0 = now - 6 * 3600.0
+    for k, m in enumerate(SHIPS):
+        t_jump = t0 + 3_600.0 + 20.0 * k
+        track = aisgen.run(
+            -41.0 + 0.3 * k, -23.0, course=90.0, sog_kn=10.0, t0=t0, dt_s=60.0, n=120
+        )
+        for f in track:
+            spoofed = t_jump <= f.t < t_jump + 180
+            lon, lat = (SPOT[0] + 0.001 * k, SPOT[1]) if spoofed else (f.lon, f.lat)
+            out.append((f.t, aisgen.fast_type1(m, f.t, lon, lat, f.sog, f.cog)))
+    for i in range(212):
+        a = math.radians(6.0 * i)
+        lon = -40.0 + 800.0 * math.sin(a) / (111_320.0 * math.cos(math.radians(-23.5)))
+        lat = -23.5 + 800.0 * math.cos(a) / 111_320.0
+        t = t0 + 1_800.0 + 10.0 * i
+        out.append((t, aisgen.fast_type1(CIRCLER, t, lon, lat, 9.0, 0.0)))
+    far = aisgen.run(-36.0, -20.0, course=90.0, sog_kn=10.0, t0=t0, dt_s=120.0, n=180)
+    out += [(f.t, aisgen.fast_type1(710_399_999, f.t, f.lon, f.lat, f.sog, f.cog)) for f in far]
+    return [line for _, line in sorted(out)]
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    svc = Service(tmp_path_factory.mktemp("idleads")).start()
+    try:
+        assert svc.feed is not None
+        svc.feed.send(demo_lines())
+        svc.wait_leads(5)
+        svc.feed.send(_lines(time.time()))
+        end = time.monotonic() + 90
+        while not (svc.get("/leads?rule=ID-INTERFERENCE")["leads"]
+                   and svc.get("/leads?rule=ID-CIRCLE")["leads"]):  # fmt: skip
+            assert time.monotonic() < end, "no identity leads were raised"
+            time.sleep(0.3)
+        yield svc
+    finally:
+        svc.stop()
+
+
+def _open(page: Any, rule_words: str) -> Any:
+    page.locator("#lead-list li", has_text=rule_words).first.locator("button").first.click()
+    page.locator("#lead-detail h3", has_text=rule_words).wait_for(timeout=10_000)
+    page.wait_for_selector("#lead-detail .identity-lead")
+    return page.locator("#lead-detail")
+
+
+def test_an_inspector_reads_an_interference_lead_and_a_track_in_circles(
+    service: Service, watched: Watched
+) -> None:
+    page = watched.page
+    watched.sign_in(service, "inspector")
+    # the list says what each is about, not a zone and a distance to it
+    row = page.locator("#lead-list li", has_text="interferência GNSS").first.inner_text()
+    assert "Embarcações deslocadas (3)" in row and " m ·" not in row, row
+    row = page.locator("#lead-list li", has_text="trajetória em círculos").first.inner_text()
+    assert "Raio 799 m · 3,5 voltas" in row, row
+    detail = _open(page, "interferência GNSS")
+    text = detail.inner_text()
+    assert "Ponto para onde saltaram" in text and "Dispersão em torno dele" in text
+    assert "Embarcações deslocadas (3)" in text
+    for m in SHIPS:
+        assert f"MMSI {m}" in text
+    # no zone and no distance to one: they mean nothing for this lead
+    labels = detail.locator("dl").first.locator("dt").all_inner_texts()
+    assert "Zona" not in labels and "Distância mínima" not in labels, labels
+    # the jumps: hundreds of km at thousands of knots, worked from the tracks by hand
+    # (the nearest ship, 3 degrees of longitude and 2 of latitude away: over 300 km)
+    jumps = detail.locator("table tbody tr td:nth-child(4)").all_inner_texts()
+    assert len(jumps) == 3 and all(
+        float(j.split()[0].replace(".", "").replace(",", ".")) > 300 for j in jumps
+    )
+    watched.shot("identity-interference")
+    # a ship of the event opens its vessel panel
+    detail.locator("table button", has_text=f"MMSI {SHIPS[1]}").click()
+    page.wait_for_selector(f"#vessel-out :text('{SHIPS[1]}')", timeout=10_000)
+    page.locator("#tab-leads").click()
+    detail = _open(page, "trajetória em círculos")
+    text = detail.inner_text()
+    assert "Centro do círculo" in text and "Raio" in text
+    radius = detail.locator("dt:text('Raio') + dd").inner_text()
+    # drawn at 800 m with 111,320 m a degree; on the 6,371,008.8 m sphere a degree is
+    # 111,194.9 m: 800 x 111,194.9 / 111,320 = 799.1 m, by hand
+    assert radius == "799 m", radius
+    laps = detail.locator("dt:text('Voltas') + dd").inner_text()
+    assert laps.startswith("3,5") and "horário" in laps, laps
+    watched.shot("identity-circle")
+    assert not watched.errors, watched.errors

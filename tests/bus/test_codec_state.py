@@ -19,7 +19,7 @@ from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Position, StaticData
 from vigia.ingest.registry import VesselRegistry
 from vigia.service.runtime.bus import state as bus_state
-from vigia.service.runtime.bus.codec import decode, encode, partition_of, split
+from vigia.service.runtime.bus.codec import Subjects, decode, encode, partition_of, split
 from vigia.zones.catalogue import bundled_zones_dir, load_zones
 from vigia.zones.evaluate import ZoneIndex
 
@@ -176,3 +176,15 @@ def test_coverage_crosses_the_bus_and_hostile_rows_are_dropped() -> None:
         body = json.dumps({"v": 1, "w": 0.0, "r": [], "h": bad}).encode()
         back = decode(body, 0, 1).heard
         assert back.squares == [] and back.sources == []
+
+
+def test_a_holder_deletes_only_the_consumers_of_earlier_holders() -> None:
+    """A holder woken from a pause (SIGSTOP past its lease) re-subscribing must not
+    delete the consumer of the holder that took the partition from it, or that one's
+    fetches fail for good and the partition stalls (a fresh-clone CI run saw the stream
+    never drain). Epoch 5 re-subscribing: the bare name (before epochs) and epoch 3
+    are earlier; 5 is its own; 7 is later; another partition's are never touched."""
+    names = Subjects("vgx")
+    older = [n for n in ("vgx-p2", "vgx-p2-e3", "vgx-p2-e5", "vgx-p2-e7", "vgx-p21-e1", "vgx-p3-e1")
+             if names.is_older_durable_of(n, 2, 5)]  # fmt: skip
+    assert older == ["vgx-p2", "vgx-p2-e3"]

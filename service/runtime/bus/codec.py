@@ -24,6 +24,13 @@ _MAX_RAW = 8  # sentences per record (a type 5 has two; anything more is not AIS
 _MAX_TEXT = 1_000
 
 
+def earlier(name: str, epoch: int) -> bool:
+    """Whether a consumer named ``<bare>-e<rev>`` (or ``<bare>``, from before epochs)
+    was made by a holder that claimed before ``epoch``."""
+    _, sep, rev = name.rpartition("-e")
+    return not sep or not rev.isdigit() or int(rev) < epoch
+
+
 @dataclass(frozen=True, slots=True)
 class Subjects:
     """Every name one deployment uses, derived from its prefix."""
@@ -57,6 +64,13 @@ class Subjects:
         holder claimed, so a previous holder's pending fetches (bound by name) reach a
         deleted consumer instead of taking messages from the new one."""
         return f"{self.prefix}-p{partition}-e{epoch}"
+
+    def is_older_durable_of(self, name: str, partition: int, epoch: int) -> bool:
+        """Whether ``name`` is a consumer of the partition of a holder that claimed it
+        before ``epoch`` (the bare name counts as the earliest). A later holder's is
+        never: a holder woken from a pause must not delete the consumer of the one that
+        took the partition from it."""
+        return self.is_durable_of(name, partition) and earlier(name, epoch)
 
     def is_durable_of(self, name: str, partition: int) -> bool:
         """Whether ``name`` is one of the partition's consumers, of any holder (the

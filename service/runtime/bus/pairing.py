@@ -44,7 +44,7 @@ from vigia.alerts.encounters.watch import EncounterWatch
 from vigia.alerts.lead import Lead
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.bus import state as bus_state
-from vigia.service.runtime.bus.codec import Subjects, decode
+from vigia.service.runtime.bus.codec import Subjects, decode, earlier
 from vigia.service.runtime.bus.partition import lead_msg_id
 from vigia.service.runtime.bus.publisher import connect, consumer_names, ensure_streams
 from vigia.service.settings import BusSettings
@@ -161,7 +161,8 @@ class PairingStage:
         stream, bare = self._names.stream, f"{self._settings.prefix}-pair"
         durable = f"{bare}-e{self._rev}"
         for name in await consumer_names(js, stream):
-            if name == bare or name.startswith(bare + "-e"):
+            # an older stage's only: a later one's is the stage that took over from this
+            if (name == bare or name.startswith(bare + "-e")) and earlier(name, self._rev or 0):
                 with contextlib.suppress(nats.js.errors.NotFoundError):
                     await js.delete_consumer(stream, name)
         await js.add_consumer(

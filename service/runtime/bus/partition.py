@@ -142,9 +142,10 @@ class HeldPartition:
         stream = self._names.stream
         durable = self._names.durable(self.partition, self._rev or 0)
         # every earlier holder's consumer goes: one still fetching (paused past its
-        # lease) then gets errors, never messages this holder's state must see
+        # lease) then gets errors, never messages this holder's state must see. A
+        # later holder's stays: this one may itself be the one woken from a pause
         for name in await consumer_names(self._js, stream):
-            if self._names.is_durable_of(name, self.partition):
+            if self._names.is_older_durable_of(name, self.partition, self._rev or 0):
                 with contextlib.suppress(nats.js.errors.NotFoundError):
                     await self._js.delete_consumer(stream, name)
         self._durable = durable
@@ -161,6 +162,14 @@ class HeldPartition:
             ),
         )
         self._sub = await self._js.pull_subscribe_bind(durable, stream)
+
+    async def abandon(self) -> None:
+        """Taken over: this holder's consumer goes with it (left, it would keep the
+        messages after its commit pending for no one)."""
+        await self.unsubscribe()
+        if self._durable:
+            with contextlib.suppress(Exception):
+                await self._js.delete_consumer(self._names.stream, self._durable)
 
     async def unsubscribe(self) -> None:
         if self._sub is not None:

@@ -297,6 +297,7 @@ class EvalWorker:
         except PartitionLost:
             self.counters["commits_refused"] += 1
             log.warning("p%d was taken over; dropping uncommitted work", held.partition)
+            await held.abandon()
 
     async def _release(self, p: int) -> None:
         """Leave on purpose: final checkpoint, then free the lease for the next holder."""

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -46,6 +46,7 @@ from vigia.service.db.archive_files import (
 from vigia.service.db.archive_format import SCHEMA, day_name, positions_from_table
 from vigia.service.db.archive_read import covering_filter, merge_tracks
 from vigia.service.db.codec import POSITION_COLUMNS, row_position
+from vigia.service.db.positions import box_params
 from vigia.service.db.repository import _IN_BBOX_PG, _IN_BBOX_SQLITE
 
 BBox = tuple[float, float, float, float]
@@ -182,8 +183,8 @@ class PeriodReader:
         sql = _IN_BBOX_PG if self._pg else _IN_BBOX_SQLITE
         with self._engine.connect() as conn:
             for box in boxes:
-                params = dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), box, strict=True))
-                params |= {"start": start, "end": end, "limit": 2**62}
+                params: dict[str, Any] = {"start": start, "end": end, "limit": 2**62}
+                params |= box_params(box)
                 found |= {int(r[0]) for r in conn.execute(sql, params)}
         if not boxes:
             return found

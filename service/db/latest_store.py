@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
 
 from sqlalchemy.engine import Connection
 
@@ -15,10 +14,8 @@ from vigia.service.db.codec import row_position
 from vigia.service.db.protocol import BBox
 
 
-def _box(bbox: BBox | None) -> dict[str, Any]:
-    if bbox is None:
-        return {}
-    return dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
+def _box(bbox: BBox | None) -> dict[str, float]:
+    return {} if bbox is None else pos.box_params(bbox)
 
 
 class LatestStore:

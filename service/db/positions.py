@@ -171,15 +171,24 @@ def storable_positions(positions: Sequence[Position]) -> list[Position]:
     return [p for p in positions if storable(p)]
 
 
+def box_condition(pg: bool) -> str:
+    """The inclusive bbox test on ``lon``/``lat`` each dialect can index (PostGIS the
+    GiST on ``geom``, SQLite the lon/lat B-tree), bound as ``:min_lon`` ... ``:max_lat``."""
+    if pg:
+        return "geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)"
+    return "lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat"
+
+
+def box_params(bbox: Sequence[float]) -> dict[str, float]:
+    """A (min_lon, min_lat, max_lon, max_lat) box as :func:`box_condition`'s parameters."""
+    return dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
+
+
 def latest_sql(pg: bool, bbox: bool, since: bool = False) -> Any:
     """The latest-positions query, with a bbox filter the dialect can index and, for a
     map's delta, only the vessels whose row changed at or after ``:since`` (the writer's
     clock, ``changed_at``)."""
-    conds = []
-    if bbox and pg:
-        conds.append("geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)")
-    elif bbox:
-        conds.append("lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat")
+    conds = [box_condition(pg)] if bbox else []
     if since:
         conds.append("changed_at >= :since")
     where = f"WHERE {' AND '.join(conds)}" if conds else ""
@@ -192,11 +201,7 @@ def latest_sql(pg: bool, bbox: bool, since: bool = False) -> Any:
 def latest_points_sql(pg: bool, bbox: bool) -> Any:
     """Only the coordinates of each vessel's latest position (a map's clusters count
     them; every column of 100,000 rows would cost ten times the read)."""
-    conds = ["lon IS NOT NULL", "lat IS NOT NULL"]
-    if bbox and pg:
-        conds.append("geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)")
-    elif bbox:
-        conds.append("lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat")
+    conds = ["lon IS NOT NULL", "lat IS NOT NULL", *([box_condition(pg)] if bbox else [])]
     return text(f"SELECT lon, lat FROM vessel_latest WHERE {' AND '.join(conds)}")
 
 

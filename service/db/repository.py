@@ -61,12 +61,8 @@ _IN_BBOX = (
     "SELECT DISTINCT mmsi FROM positions WHERE t >= :start AND t <= :end AND {} "
     "ORDER BY mmsi LIMIT :limit"
 )
-_IN_BBOX_PG = text(
-    _IN_BBOX.format("geom && ST_MakeEnvelope(:min_lon, :min_lat, :max_lon, :max_lat, 4326)")
-)
-_IN_BBOX_SQLITE = text(
-    _IN_BBOX.format("lon BETWEEN :min_lon AND :max_lon AND lat BETWEEN :min_lat AND :max_lat")
-)
+_IN_BBOX_PG = text(_IN_BBOX.format(pos.box_condition(True)))
+_IN_BBOX_SQLITE = text(_IN_BBOX.format(pos.box_condition(False)))
 
 
 class SqlRepository(
@@ -239,7 +235,7 @@ class SqlRepository(
         (inclusive), ascending, in the store or the archive (unread days named in
         ``gaps``); PostGIS prunes daily partitions on ``t`` and uses the GiST on ``geom``."""
         params: dict[str, Any] = {"start": start, "end": end, "limit": limit}
-        params |= dict(zip(("min_lon", "min_lat", "max_lon", "max_lat"), bbox, strict=True))
+        params |= pos.box_params(bbox)
         with self._tx() as conn:
             rows = conn.execute(_IN_BBOX_PG if self._pg else _IN_BBOX_SQLITE, params).all()
         found = [int(r[0]) for r in rows]

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
+from vigia.alerts.tracking import metres
 
 RULE = "ID-CIRCLE"
 LAPS = 3
@@ -48,7 +49,7 @@ RULE_TEXT = (
     f"apart, no gap over {MAX_GAP_S:.0f} s) on a circle of {MIN_R_M:.0f}-{MAX_R_M:.0f} m "
     f"radius, its fixes within {FIT:.0%} of the radius of it (root mean square)"
 )
-_R_EARTH = 6_371_008.8
+_R_EARTH = 6_371_008.8  # the sphere of alerts.tracking.metres
 
 
 def _bearing(lon0: float, lat0: float, lon1: float, lat1: float) -> float:
@@ -57,12 +58,6 @@ def _bearing(lon0: float, lat0: float, lon1: float, lat1: float) -> float:
     y = math.sin(dl) * math.cos(p1)
     x = math.cos(p0) * math.sin(p1) - math.sin(p0) * math.cos(p1) * math.cos(dl)
     return math.degrees(math.atan2(y, x))
-
-
-def _step_m(lon0: float, lat0: float, lon1: float, lat1: float) -> float:
-    """Metres between two close fixes (equirectangular: exact enough under 10 km)."""
-    k = math.cos(math.radians((lat0 + lat1) / 2.0))
-    return math.hypot(math.radians(lon1 - lon0) * k, math.radians(lat1 - lat0)) * _R_EARTH
 
 
 def fit_circle(lon: np.ndarray, lat: np.ndarray) -> tuple[float, float, float, float]:
@@ -116,7 +111,7 @@ class CircleWatch:
             self._end(mmsi, run)
             self._runs[mmsi] = Run(t, lon, lat)
             return
-        if _step_m(lon0, lat0, lon, lat) < MIN_STEP_M:
+        if metres(lon0, lat0, lon, lat) < MIN_STEP_M:
             return  # noise at anchor: neither a leg nor a break
         heading = _bearing(lon0, lat0, lon, lat)
         if run.heading is not None:

@@ -158,13 +158,6 @@ class InterferenceWatch:
     def _count(self, key: str, n: int = 1) -> None:
         self.counters[key] = self.counters.get(key, 0) + n
 
-    def _circle_watch(self) -> CircleWatch:
-        """The circle watch (made here for a watch checkpointed before it had one)."""
-        w: CircleWatch | None = self.__dict__.get("_circles")
-        if w is None:
-            w = self._circles = CircleWatch()
-        return w
-
     def feed(self, records: Iterable[Record]) -> None:
         """Take the positions among ``records`` (any vessels, any order)."""
         eras, push, pending = self._eras, heapq.heappush, self._pending
@@ -228,7 +221,7 @@ class InterferenceWatch:
             elif len(g.vessels) >= MIN_VESSELS:
                 out.append(self._lead(g))
         self._open = keep
-        circles = self._circle_watch()
+        circles = self._circles
         out += circles.finish() if final else circles.close(self._bound)
         self._count("circle_leads", sum(1 for x in out if x.rule != RULE))
         if final:  # every component is given out: nothing may link to them any more
@@ -256,7 +249,7 @@ class InterferenceWatch:
                         self._jump(mmsi, prev, (t, lon, lat), d)
         self._last[mmsi] = (t, lon, lat)
         # the same settled order serves the tracks drawn as circles (circles.py)
-        self._circle_watch().take(mmsi, t, lon, lat)
+        self._circles.take(mmsi, t, lon, lat)
 
     def _jump(self, mmsi: int, frm: tuple[float, float, float],
               to: tuple[float, float, float], d: float) -> None:  # fmt: skip

@@ -187,7 +187,12 @@ def test_a_shift_assigns_moves_and_shares_a_lead_in_portuguese(
     assert page.url.endswith(f"#/lead/{lead_id}")
     assert "plataforma" in row.locator(".badge").inner_text()
 
-    # assigned to a colleague, then taken back: both in the lead's history
+    # assigned to a colleague, then taken back: both in the lead's history. The page's
+    # read after the first assignment is held until the second has been drawn: an answer
+    # that comes late (a loaded server) must not paint the older lead over the newer (a
+    # fresh-clone CI run caught the page showing Bruno's assignment alone after Ana's)
+    held: list[Any] = []
+    page.route("**/leads/*/evidence", lambda r: held.append(r) if not held else r.continue_())
     page.locator("#assign [name=officer]").select_option(BRUNO)
     page.locator("#assign button[type=submit]").click()
     page.locator("#lead-detail dd", has_text=f"{BRUNO}, desde").wait_for(timeout=10_000)
@@ -195,6 +200,12 @@ def test_a_shift_assigns_moves_and_shares_a_lead_in_portuguese(
     assert (stored["officer"], stored["by"]) == (BRUNO, ANA)
     page.locator("#assign [data-act=me]").click()
     page.locator("#lead-detail dd", has_text=f"{ANA}, desde").wait_for(timeout=10_000)
+    assert len(held) == 1
+    with page.expect_response(lambda r: r.url.endswith("/evidence")):
+        held[0].continue_()
+    page.unroute("**/leads/*/evidence")
+    page.wait_for_timeout(500)  # the late answer's render, had it happened
+    assert page.locator("#lead-detail dd", has_text=f"{ANA}, desde").count() == 1
     history = page.locator("#lead-detail table", has_text="atribuído a").inner_text()
     assert f"atribuído a {BRUNO}" in history and f"atribuído a {ANA}" in history
     page.locator("[name=mine]").check()

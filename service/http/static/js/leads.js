@@ -217,7 +217,11 @@ export class LeadPanel {
     writeLink(id, this.filters);
     for (const li of this.list.children) li.toggleAttribute("aria-current", li.dataset.id === id);
     for (const li of this.list.children) if (li.dataset.id === id) li.setAttribute("aria-current", "true");
+    // a later select (another click, or the one after an edit) outdates this one: its
+    // answers, read before that edit, must not paint over the newer lead
+    const seq = (this.selectSeq = (this.selectSeq || 0) + 1);
     const [lead, ev] = await Promise.all([api(`/leads/${encodeURIComponent(id)}`), api(`/leads/${encodeURIComponent(id)}/evidence`, { accept: "application/geo+json" })]);
+    if (seq !== this.selectSeq) return;
     this.leads.set(id, { ...this.leads.get(id), ...lead });
     if (fit) { this.map.showEvidence(ev, lead); showMeeting(this.map, lead); }
     this.renderDetail(lead);

@@ -25,6 +25,7 @@ anchor swings a few hundred metres over a tide, and a search pattern is a square
 from __future__ import annotations
 
 import math
+from array import array
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,11 @@ MAX_R_M = 5_000.0
 FIT = 0.10
 #: fixes a run keeps for its fit and evidence (the last ones; laps are counted on all)
 MAX_FIXES = 720
+#: a run keeps a fix once the track has turned ``KEEP_DEG`` or sailed ``KEEP_S`` since
+#: the last one kept (and always its last): 72 a lap are plenty for the fit, and a ship
+#: on a long straight passage (a run that never turns back) keeps 6 an hour, not 360
+KEEP_DEG = 5.0
+KEEP_S = 600.0
 EVIDENCE_CAP = 50
 RULE_TEXT = (
     f"a track turning one way through {LAPS}+ full turns (fixes {MIN_STEP_M:.0f}+ m "
@@ -80,15 +86,48 @@ def fit_circle(lon: np.ndarray, lat: np.ndarray) -> tuple[float, float, float, f
 
 class Run:
     """One vessel's fixes turning one way: the last fix, the last leg's bearing, the
-    turn so far (signed degrees), and the fixes kept."""
+    turn so far (signed degrees), and the fixes kept (t, lon, lat, packed: 24 bytes a
+    fix; ``kept_at`` is the turn and time of the last kept)."""
 
-    __slots__ = ("fixes", "heading", "last", "turned")
+    __slots__ = ("heading", "kept", "kept_at", "last", "turned")
 
     def __init__(self, t: float, lon: float, lat: float) -> None:
         self.last = (t, lon, lat)
         self.heading: float | None = None
         self.turned = 0.0
-        self.fixes: list[tuple[float, float, float]] = [(t, lon, lat)]
+        self.kept = array("d", self.last)
+        self.kept_at = (0.0, t)
+
+    def keep(self) -> None:
+        """Keep the last fix if the track has turned or sailed enough since the last
+        kept one (module constants); the oldest go past ``MAX_FIXES``."""
+        turned, t = self.kept_at
+        if abs(self.turned - turned) >= KEEP_DEG or self.last[0] - t >= KEEP_S:
+            self.kept.extend(self.last)
+            self.kept_at = (self.turned, self.last[0])
+            if len(self.kept) > 3 * MAX_FIXES:
+                del self.kept[:3]
+
+    @property
+    def fixes(self) -> list[tuple[float, float, float]]:
+        """The kept fixes and the last, in time order."""
+        k = self.kept
+        out = [(k[i], k[i + 1], k[i + 2]) for i in range(0, len(k), 3)]
+        return out if out[-1] == self.last else [*out, self.last]
+
+    # pickled as plain values: a partition state admits no array type (bus/state.py)
+    def __getstate__(self) -> tuple[Any, ...]:
+        return self.heading, self.kept.tobytes(), self.kept_at, self.last, self.turned
+
+    def __setstate__(self, state: Any) -> None:
+        if isinstance(state, tuple) and len(state) == 2:  # checkpointed before packing
+            old = state[1]
+            self.heading, self.last, self.turned = old["heading"], old["last"], old["turned"]
+            self.kept = array("d", [v for f in old["fixes"] for v in f])
+            self.kept_at = (self.turned, self.last[0])
+            return
+        self.heading, kept, self.kept_at, self.last, self.turned = state
+        self.kept = array("d", bytes(kept))
 
 
 class CircleWatch:
@@ -124,9 +163,7 @@ class CircleWatch:
                 run.turned += turn
         run.heading = heading
         run.last = (t, lon, lat)
-        run.fixes.append((t, lon, lat))
-        if len(run.fixes) > MAX_FIXES:
-            del run.fixes[0]
+        run.keep()
 
     def close(self, bound: float) -> list[Lead]:
         """The circles given out so far, ending the runs no fix can extend any more (the
@@ -149,27 +186,27 @@ class CircleWatch:
         if abs(run.turned) < LAPS * 360.0 - 1e-6:  # a micro-degree: the turns' sum rounds
             return
         self.counters["circle_runs"] = self.counters.get("circle_runs", 0) + 1
-        _, lons, lats = (np.array(c) for c in zip(*run.fixes, strict=True))
+        fixes = run.fixes
+        _, lons, lats = (np.array(c) for c in zip(*fixes, strict=True))
         clon, clat, r, rms = fit_circle(lons, lats)
         if not (MIN_R_M <= r <= MAX_R_M and rms <= FIT * r):
             return
-        self._done.append(self._lead(mmsi, run, laps, (clon, clat, r, rms)))
+        self._done.append(self._lead(mmsi, fixes, run, laps, (clon, clat, r, rms)))
 
-    def _lead(
-        self, mmsi: int, run: Run, laps: float, fit: tuple[float, float, float, float]
-    ) -> Lead:
+    def _lead(self, mmsi: int, fixes: list[tuple[float, float, float]], run: Run,
+              laps: float, fit: tuple[float, float, float, float]) -> Lead:  # fmt: skip
         clon, clat, r, rms = fit
-        first, last = run.fixes[0][0], run.fixes[-1][0]
+        first, last = fixes[0][0], fixes[-1][0]
         details: dict[str, Any] = {
             "centre": [round(clon, 6), round(clat, 6)],
             "radius_m": round(r, 1),
             "fit_rms_m": round(rms, 1),
             "laps": round(laps, 2),
             "direction": "clockwise" if run.turned > 0 else "counterclockwise",
-            "fixes": len(run.fixes),
+            "fixes": len(fixes),
             "rule": RULE_TEXT,
         }
-        points = [EvidencePoint(t, lon, lat, None, None, None) for t, lon, lat in run.fixes]
+        points = [EvidencePoint(t, lon, lat, None, None, None) for t, lon, lat in fixes]
         return build_lead(
             mmsi=mmsi, rule=RULE, zone=None, started_at=first, ended_at=last,
             key_point=EvidencePoint(first, clon, clat, None, None, None, r),

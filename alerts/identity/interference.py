@@ -26,16 +26,19 @@ one lead (the segmenter's own ID-MMSI-SHARED leads of those ships are not folded
   ``MIN_VESSELS`` (3) distinct MMSIs is one ``ID-INTERFERENCE`` lead: two ships jumping
   together may be one MMSI shared by two ships; a lone jump is the segmenter's business.
 
-The same leads however the data arrives (docs/leads.md): fixes stay unsettled until the
-clock of their era (``Eras``, as in the encounter watch) less ``lateness_s`` has passed
-them; then each vessel's fixes are taken in time order (a repeated (MMSI, time) once: the
-first by (time, lon, lat)), against its last settled fix, which carries over. A fix
-before the settled bound arriving later is counted (``interference_late``) and ignored.
+The same leads however the data arrives (docs/leads.md): each vessel keeps the first
+and the last fix of every 30 s of its track (pending.py: ``interference_thinned``
+counts the others), and they stay unsettled until the clock of their era (``Eras``, as
+in the encounter watch) less ``lateness_s`` has passed their 30 s; then each vessel's
+fixes are taken in time order (a repeated (MMSI, time) once), against its last settled
+fix, which carries over. A fix before the settled bound (a 30 s boundary) arriving later
+is counted (``interference_late``) and ignored.
 Settled fixes come out in one global time order, so jumps join components in the same
 order whatever the batching; a component is given out once no unsettled fix could join
 it (its last jump + ``WINDOW_S`` before the settled bound), or at the end of input.
 
-Memory: unsettled fixes span the lateness window; a vessel's last fix goes after a day;
+Memory: unsettled fixes span the lateness window, at most two a vessel's 30 s, 24 bytes
+each (pending.py); a vessel's last fix goes after a day;
 jumps are indexed for linkage while within ``WINDOW_S`` of the newest; a component keeps
 its first ``MAX_JUMPS`` jumps and counts the rest.
 """
@@ -50,6 +53,7 @@ from typing import Any
 
 from vigia.alerts.eras import Eras
 from vigia.alerts.identity.circles import CircleWatch
+from vigia.alerts.identity.pending import BUCKET_S, Pending, bucket_of, bucket_start
 from vigia.alerts.identity.segments import MAX_KN
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.alerts.tracking import KN, metres
@@ -138,8 +142,11 @@ class InterferenceWatch:
 
     def __init__(self, lateness_s: float = 7_200.0) -> None:
         self.lateness_s = lateness_s
-        # unsettled fixes (t, mmsi, lon, lat): a heap, so they settle in one global order
-        self._pending: list[tuple[float, int, float, float]] = []
+        # unsettled fixes, by vessel, thinned and packed (pending.py); the heap holds
+        # (t, mmsi) of each vessel's earliest, so they settle in one global order (an
+        # entry whose t is no longer its vessel's earliest is stale: dropped when met)
+        self._pending: dict[int, Pending] = {}
+        self._heap: list[tuple[float, int]] = []
         # every fix before this is settled; one arriving now is past the bound
         self._bound = -math.inf
         self._hi = -math.inf  # the latest settled fix's time
@@ -155,12 +162,21 @@ class InterferenceWatch:
         self._open: list[Group] = []
         self.counters: dict[str, int] = {}
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_heap" not in state:  # checkpointed with a heap of every fix (stop 45)
+            old: list[tuple[float, int, float, float]] = state["_pending"]
+            self._pending, self._heap = {}, []
+            for t, mmsi, lon, lat in sorted(old):
+                if self._pending.setdefault(mmsi, Pending()).add(t, lon, lat)[1]:
+                    heapq.heappush(self._heap, (t, mmsi))
+
     def _count(self, key: str, n: int = 1) -> None:
         self.counters[key] = self.counters.get(key, 0) + n
 
     def feed(self, records: Iterable[Record]) -> None:
         """Take the positions among ``records`` (any vessels, any order)."""
-        eras, push, pending = self._eras, heapq.heappush, self._pending
+        eras, push, pending, heap = self._eras, heapq.heappush, self._pending, self._heap
         for r in records:
             if type(r) is not Position:
                 continue
@@ -173,38 +189,59 @@ class InterferenceWatch:
             if t < self._bound:
                 self._count("interference_late")
                 continue
+            if not math.isfinite(t):  # no 30 s holds it (the decoder gives none such)
+                continue
             if t > self._now or t < eras.floor:
                 self._now = eras.tick(t, self._now)
-            push(pending, (t, mmsi, lon, lat))
+            p = pending.get(mmsi)
+            if p is None:
+                p = pending[mmsi] = Pending()
+            kept, earliest = p.add(t, lon, lat)
+            if not kept:
+                self._count("interference_thinned")
+            elif earliest:
+                push(heap, (t, mmsi))
 
     def expire(self, now: float, *, final: bool = False) -> list[Lead]:
         """Settle the fixes the clock ``now`` less the bound has passed (all on
         ``final``: the input is complete) and give out the components that are done."""
         self._eras.settle(now)
-        pending, clock = self._pending, self._eras.clock
+        pending, heap, clock = self._pending, self._heap, self._eras.clock
         # an older era's fixes its clock has not passed yet wait aside: the later eras'
         # behind them in the heap run on clocks of their own (a replay of last January's
         # archive before today's traffic would otherwise hold today's back for a day)
-        aside: list[tuple[float, int, float, float]] = []
-        while pending:
-            t = pending[0][0]
+        aside: list[tuple[float, int]] = []
+        while heap:
+            t, mmsi = heap[0]
+            p = pending.get(mmsi)
+            if p is None or p.t[0] != t:
+                heapq.heappop(heap)  # stale: that fix settled, or an earlier one came
+                continue
             if not final:
+                # a bucket settles whole, once its end is behind the bound (pending.py)
                 lim = clock(t, now) - self.lateness_s
-                if not t < lim:
+                if not (bucket_of(t) + 1) * BUCKET_S <= lim:
                     if t < self._eras.floor:
-                        aside.append(heapq.heappop(pending))
+                        aside.append(heapq.heappop(heap))
                         continue
-                    self._bound = max(self._bound, lim)
+                    self._bound = max(self._bound, bucket_start(lim))
                     break
-            _, mmsi, lon, lat = heapq.heappop(pending)
+            heapq.heappop(heap)
+            _, lon, lat = p.pop_first()
+            if len(p):
+                heapq.heappush(heap, (p.t[0], mmsi))
+            else:
+                del pending[mmsi]
             self._take(mmsi, t, lon, lat)
         else:
             # nothing unsettled: the bound is the clock's (a later fix may not go before)
-            self._bound = max(self._bound, now - self.lateness_s)
+            self._bound = max(self._bound, bucket_start(now - self.lateness_s))
         for item in aside:
-            heapq.heappush(pending, item)
+            heapq.heappush(heap, item)
         # a settled fix is never followed by an earlier one (jumps stay in time order)
-        self._bound = max(self._bound, self._hi)
+        # (nor by another of its bucket: the bucket of a settled fix is closed)
+        if self._hi > -math.inf:
+            self._bound = max(self._bound, (bucket_of(self._hi) + 1) * BUCKET_S)
         if self._bound - self._swept >= _SWEEP_S:
             self._swept = self._bound
             old = self._bound - FORGET_S  # no later fix can jump from these

@@ -36,10 +36,12 @@ def on_circle(radius: float, angle_deg: float, squash: float = 1.0) -> tuple[flo
             C[1] + math.degrees(north / R))  # fmt: skip
 
 
-def circling(laps: float, radius: float = 500.0, step_deg: float = 6.0, dt: float = 10.0,
+def circling(laps: float, radius: float = 500.0, step_deg: float = 6.0, dt: float = 30.0,
              squash: float = 1.0, mmsi: int = SHIP) -> list[Position]:  # fmt: skip
     """Fixes every ``dt`` s, ``step_deg`` further round each time, through ``laps``
-    turns of the track (the legs turn by ``step_deg`` a fix: n fixes, n - 2 turns)."""
+    turns of the track (the legs turn by ``step_deg`` a fix: n fixes, n - 2 turns). One
+    fix a 30 s by default: the interference watch keeps the first and last fix of each
+    vessel's 30 s (alerts/identity/pending.py), so none of these is thinned."""
     n = round(laps * 360.0 / step_deg) + 2
     return [
         Position(mmsi, T0 + dt * i, 1, *on_circle(radius, step_deg * i, squash), 10.0, 0.0, 0, 0)
@@ -68,8 +70,8 @@ def test_three_and_a_half_laps_of_a_circle_are_one_lead() -> None:
     assert d["centre"] == [pytest.approx(C[0], abs=1e-5), pytest.approx(C[1], abs=1e-5)]
     assert d["laps"] == pytest.approx(3.5, abs=0.01) and d["direction"] == "clockwise"
     assert d["fit_rms_m"] < 1.0 and lead.mmsi == SHIP and lead.zone_id is None
-    # the lead runs from the first fix to the last: 212 fixes, 10 s apart
-    assert (lead.started_at, lead.ended_at) == (T0, T0 + 10.0 * 211)
+    # the lead runs from the first fix to the last: 212 fixes, 30 s apart
+    assert (lead.started_at, lead.ended_at) == (T0, T0 + 30.0 * 211)
 
 
 @pytest.mark.parametrize(("laps", "leads"), [(2.9, 0), (3.0, 1), (3.1, 1)])
@@ -81,7 +83,24 @@ def test_three_full_turns_at_least(laps: float, leads: int) -> None:
 def test_the_radius_from_100_m_to_5_km(radius: float, leads: int) -> None:
     # the step keeps every leg over 20 m and the turns under 90 degrees
     step = max(6.0, math.degrees(30.0 / radius))
-    assert len(circles(circling(3.2, radius, step_deg=step, dt=10.0))) == leads
+    assert len(circles(circling(3.2, radius, step_deg=step))) == leads
+
+
+@pytest.mark.parametrize(("laps", "leads"), [(2.9, 0), (3.1, 1), (3.5, 1)])
+def test_a_ship_reporting_every_2_s_is_judged_on_its_thinned_track(laps: float, leads: int) -> None:
+    # 1.2 degrees round every 2 s (a lap in 10 minutes): the watch keeps the first and
+    # last fix of each 30 s, 2 of 15. By hand: the first 30 s (fixes 0 and 14) become
+    # one leg, whose chord points along the tangent 8.4 degrees round instead of 0.6:
+    # 7.8 degrees less turn (0.022 laps), and at most as much again at the end
+    recs = circling(laps, step_deg=1.2, dt=2.0)
+    out = circles(recs)
+    assert len(out) == leads
+    if leads:
+        (lead,) = out
+        assert laps - 2 * 7.8 / 360 - 0.005 <= lead.details["laps"] <= laps
+        assert lead.details["radius_m"] == pytest.approx(500.0, abs=1.0)
+        assert (lead.started_at, lead.ended_at) == (recs[0].t, recs[-1].t)  # ends kept
+        assert lead.details["fixes"] <= len(recs) * 2 // 15 + 2
 
 
 def test_an_ellipse_is_no_circle() -> None:
@@ -117,7 +136,7 @@ def test_a_gap_or_a_turn_the_other_way_ends_the_run() -> None:
     assert circles(laps2 + later) == []
     # two laps clockwise, then two counterclockwise: a figure of eight, no lead
     back = [
-        dataclasses.replace(p, t=laps2[-1].t + 10.0 * (k + 1), lon=2 * C[0] - p.lon)
+        dataclasses.replace(p, t=laps2[-1].t + 30.0 * (k + 1), lon=2 * C[0] - p.lon)
         for k, p in enumerate(laps2)
     ]
     assert circles(laps2 + back) == []

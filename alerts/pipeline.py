@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from vigia.alerts.acceptance import Acceptance
 from vigia.alerts.arrival import MAX_ENTRIES, Kept, Snapshot, Timeline, clone_state
 from vigia.alerts.aton import AtonConfig, AtonWatch
 from vigia.alerts.authorised import AuthorisedRegister
@@ -29,33 +30,27 @@ from vigia.alerts.beach import split_records
 from vigia.alerts.bearings import BeachBearings
 from vigia.alerts.distress import DistressTracker
 from vigia.alerts.encounters.stage import Pairing
-from vigia.alerts.episodes import SEG_KEY, Episode, EpisodeConfig
+from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.eras import Eras
 from vigia.alerts.gaps.coverage import Coverage, Heard
 from vigia.alerts.gaps.detect import GapConfig
 from vigia.alerts.identity.history import IdentityStage
-from vigia.alerts.identity.segments import to_segment
 from vigia.alerts.identity.state_register import StateVessels
 from vigia.alerts.identity.static import learn, resume
 from vigia.alerts.judge import ZoneJudge
 from vigia.alerts.lead import Lead
 from vigia.alerts.ports.stage import PortStage
-from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
 from vigia.alerts.settling import Settling
 from vigia.alerts.tracking import (
-    KN,
     Hit,
     VesselState,
-    is_glitch,
-    metres,
-    update_stop_timer,
 )
-from vigia.ingest.records import Position, Record, StaticData, VesselInfo, iso_utc
+from vigia.ingest.records import Record, StaticData, iso_utc
 from vigia.ingest.registry import VesselRegistry
 from vigia.zones.evaluate import ZoneIndex
 
 
-class LeadPipeline(Pairing, PortStage, Settling, IdentityStage):
+class LeadPipeline(Acceptance, Pairing, PortStage, Settling, IdentityStage):
     """Turns records into leads against a zone index (see module docstring)."""
 
     def __init__(
@@ -226,42 +221,6 @@ class LeadPipeline(Pairing, PortStage, Settling, IdentityStage):
     def _hits(self, lon_a: Any, lat_a: Any) -> list[list[Hit] | None]:
         return self._judge.hits(self.index, lon_a, lat_a)
 
-    def _fix(self, vs: VesselState, pos: Position, h: list[Hit] | None) -> None:
-        """One fix of a vessel, in its time order (to its segment's state: one MMSI may
-        be two ships, alerts/identity/segments.py)."""
-        if vs.ident is not None:
-            vs.ident.place(pos)  # static-data events waiting for a fix to place them
-        routed = to_segment(self, vs, pos)
-        if routed is None:
-            return  # a tentative segment's fix: judged by no rule
-        vs, pos = routed
-        t = pos.t
-        self.watch_fix(vs, pos)  # silences and port visits (alerts/ports/stage.py)
-        forget = self.config.forget_after_s
-        if vs.last_t is not None and vs.pending is None and t - vs.last_t > forget:
-            self._forget(pos.mmsi, vs, t)
-        if h is None and vs.pending is None and vs.episodes is None and vs.approaches is None:
-            # fast path, most traffic: nothing near any zone and nothing open
-            sog = pos.sog
-            if pos.nav_status in (NAV_AT_ANCHOR, NAV_MOORED) or (
-                sog is not None and sog <= self.config.anchor_sog_kn
-            ):
-                # possibly stopped: the full test (SOG may contradict a stale status)
-                update_stop_timer(vs, pos, self.config)
-            else:
-                vs.stop_t = None
-            vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat  # type: ignore[assignment]
-        else:
-            self._feed(vs, pos, h)
-
-    def _forget(self, mmsi: int, vs: VesselState, t: float) -> None:
-        """Silent past the forget time: what the expiry sweep would have forgotten is
-        forgotten here too, so the verdict never depends on when the sweep ran."""
-        if vs.episodes:
-            self._close_stale(mmsi, vs, t)
-        if not vs.episodes:
-            vs.reset()
-
     def _static(self, st: StaticData, late: dict[int, list[Kept]]) -> None:
         self.registry.update(st)
         if st.t > self._now or st.t < self._eras.floor:
@@ -388,59 +347,3 @@ class LeadPipeline(Pairing, PortStage, Settling, IdentityStage):
         out, self._closed = self._closed, []
         self.counters["leads_closed"] += len(out)
         return out
-
-    def _feed(self, vs: VesselState, pos: Position, hits: list[Hit] | None) -> None:
-        """Glitch look-ahead: a fix with hits waits for its successor before it counts."""
-        if vs.pending is not None:
-            q, qhits, qinfo = vs.pending
-            vs.pending = None
-            if pos.t - q.t > self.config.lookahead_s:
-                # waited past the look-ahead: settled without the glitch test, exactly as
-                # expire() would have settled it had a batch ended in between
-                self._apply(vs, q, qhits, qinfo)
-            elif is_glitch(vs, q, pos, self.config):
-                self.counters["glitches"] += 1
-            else:
-                self._apply(vs, q, qhits, qinfo)
-            if vs.last_t is not None and pos.t - vs.last_t > self.config.forget_after_s:
-                self._forget(pos.mmsi, vs, pos.t)
-        if hits:
-            # judged later, with what was known of the vessel at this fix's time
-            mmsi = pos.mmsi % SEG_KEY  # a segment's state is keyed beyond the MMSI
-            info = self._known.get(mmsi) or self.registry.get(mmsi)
-            vs.pending = (pos, hits, info)
-            self._pending.add(pos.mmsi)
-        else:
-            self._pending.discard(pos.mmsi)
-            self._apply(vs, pos, None, None)
-
-    def _apply(
-        self, vs: VesselState, pos: Position, hits: list[Hit] | None, info: VesselInfo | None
-    ) -> None:
-        """Account one accepted fix: stop timer, rule judgement, episode upkeep."""
-        assert pos.lon is not None and pos.lat is not None
-        t = pos.t
-        stopped = update_stop_timer(vs, pos, self.config)
-        sog = pos.sog
-        if sog is None and hits and vs.last_t is not None and t - vs.last_t >= 1.0:
-            # no SOG reported: judge on the speed made good since the last fix
-            sog = metres(vs.last_lon, vs.last_lat, pos.lon, pos.lat) / (t - vs.last_t) / KN
-        prev_t = vs.last_t
-        vs.last_t, vs.last_lon, vs.last_lat = t, pos.lon, pos.lat
-        if vs.episodes:
-            # before judging: a fix after a long clear spell starts a new episode
-            self._close_stale(pos.mmsi, vs, t)
-        if hits:
-            self._judge.judge(
-                vs, pos, hits, stopped, sog, info, prev_t, self.register, self.state_vessels
-            )
-        elif vs.approaches:
-            vs.approaches = None
-
-    def _lead(self, ep: Episode, *, closed: bool) -> Lead:
-        return ep.to_lead(
-            self._zones[ep.zone_idx],
-            ep.info,
-            closed=closed,
-            cap=self.config.max_evidence,
-        )

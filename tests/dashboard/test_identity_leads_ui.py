@@ -19,22 +19,38 @@ pytestmark = pytest.mark.slow
 SHIPS = [710_390_000, 710_390_001, 710_390_002]
 CIRCLER = 710_390_009
 SPOT = (-38.0, -25.0)
+#: three more ships, spoofed onto a platform's 500 m (bundled: DHN ENC BR322900) an hour
+#: before the first three, from 4 degrees of longitude and 3.7 of latitude away
+VICTIMS = [710_390_020, 710_390_021, 710_390_022]
+PLATFORM = (-40.0566667, -21.3383334)  # FPSO CIDADE DE ANCHIETA
+
+
+Lines = list[tuple[float, str]]
+
+
+def _spoofed(ships: list[int], start: tuple[float, float], to: tuple[float, float],
+             t_jump: float, t0: float, stay_s: float, step: float) -> Lines:  # fmt: skip
+    """Ships steaming east from ``start`` (0.3 degrees apart), each reporting ``to``
+    (``step`` degrees of longitude apart) for ``stay_s`` from ``t_jump`` (20 s apart)."""
+    out: Lines = []
+    for k, m in enumerate(ships):
+        t = t_jump + 20.0 * k
+        track = aisgen.run(
+            start[0] + 0.3 * k, start[1], course=90.0, sog_kn=10.0, t0=t0, dt_s=60.0, n=120
+        )
+        for f in track:
+            lon, lat = (to[0] + step * k, to[1]) if t <= f.t < t + stay_s else (f.lon, f.lat)
+            out.append((f.t, aisgen.fast_type1(m, f.t, lon, lat, f.sog, f.cog)))
+    return out
 
 
 def _lines(now: float) -> list[str]:
-    """Three ships spoofed to SPOT 20 s apart four hours ago, a ship drawing 3.5 laps of
-    an 800 m circle before that, and a ship steaming until now (the stream's clock)."""
-    out: list[tuple[float, str]] = []
+    """Three ships spoofed to SPOT 20 s apart four hours ago, three onto a platform an hour
+    before, a ship drawing 3.5 laps of an 800 m circle before that, and a ship steaming
+    until now (the stream's clock)."""
     t0 = now - 6 * 3600.0
-    for k, m in enumerate(SHIPS):
-        t_jump = t0 + 3_600.0 + 20.0 * k
-        track = aisgen.run(
-            -41.0 + 0.3 * k, -23.0, course=90.0, sog_kn=10.0, t0=t0, dt_s=60.0, n=120
-        )
-        for f in track:
-            spoofed = t_jump <= f.t < t_jump + 180
-            lon, lat = (SPOT[0] + 0.001 * k, SPOT[1]) if spoofed else (f.lon, f.lat)
-            out.append((f.t, aisgen.fast_type1(m, f.t, lon, lat, f.sog, f.cog)))
+    out = _spoofed(SHIPS, (-41.0, -23.0), SPOT, t0 + 3_600.0, t0, 180.0, 0.001)
+    out += _spoofed(VICTIMS, (-36.0, -25.0), PLATFORM, t0 + 2_400.0, t0, 600.0, 0.0005)
     for i in range(212):
         a = math.radians(6.0 * i)
         lon = -40.0 + 800.0 * math.sin(a) / (111_320.0 * math.cos(math.radians(-23.5)))
@@ -55,7 +71,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Any:
         svc.wait_leads(5)
         svc.feed.send(_lines(time.time()))
         end = time.monotonic() + 90
-        while not (svc.get("/leads?rule=ID-INTERFERENCE")["leads"]
+        while not (len(svc.get("/leads?rule=ID-INTERFERENCE")["leads"]) == 2
                    and svc.get("/leads?rule=ID-CIRCLE")["leads"]):  # fmt: skip
             assert time.monotonic() < end, "no identity leads were raised"
             time.sleep(0.3)
@@ -111,4 +127,49 @@ def test_an_inspector_reads_an_interference_lead_and_a_track_in_circles(
     laps = detail.locator("dt:text('Voltas') + dd").inner_text()
     assert laps.startswith("3,5") and "horário" in laps, laps
     watched.shot("identity-circle")
+    assert not watched.errors, watched.errors
+
+
+def test_a_lead_where_interference_put_a_ship_says_so_and_opens_the_event(
+    service: Service, watched: Watched
+) -> None:
+    page = watched.page
+    watched.sign_in(service, "inspector")
+    victim = {m: [x["id"] for x in service.get(f"/leads?mmsi={m}")["leads"]
+                  if x["rule"] == "SEC-PLATFORM"] for m in VICTIMS}  # fmt: skip
+    assert all(len(ids) == 1 for ids in victim.values()), victim
+    first, *others = (ids[0] for ids in victim.values())
+    page.locator(f"#lead-list li[data-id='{first}'] button").first.click()
+    note = page.locator("#lead-detail .doubt")
+    note.wait_for(timeout=10_000)
+    text = note.inner_text()
+    assert "Posição possivelmente falsa: interferência GNSS" in text, text
+    assert "com outras 2 embarcações ao mesmo tempo" in text, text
+    # said before any fact of the lead: above its definition list
+    assert page.locator("#lead-detail > .doubt + dl").count() == 1
+    watched.shot("identity-doubt")
+    note.locator("button", has_text="Ver a interferência").click()
+    page.locator("#lead-detail h3", has_text="interferência GNSS").wait_for(timeout=10_000)
+    rows = page.locator("#lead-detail .victims li")
+    rows.first.wait_for(timeout=10_000)
+    assert (
+        "Indícios que esta interferência explica (3)"
+        in page.locator("#lead-detail .victims h4").inner_text()
+    )
+    assert sorted(rows.evaluate_all("ls => ls.map(l => l.dataset.id)")) == sorted([first, *others])
+    assert all("plataforma" in r for r in rows.all_inner_texts()), rows.all_inner_texts()
+    page.locator("#lead-detail .victims").scroll_into_view_if_needed()
+    watched.shot("identity-victims")
+    # each opens that lead, doubted too
+    page.locator(f"#lead-detail .victims li[data-id='{others[0]}'] button").click()
+    page.wait_for_url(f"**#/lead/{others[0]}*", timeout=10_000)
+    page.locator("#lead-detail .doubt").wait_for(timeout=10_000)
+    # a lead of a ship nobody moved carries no such note
+    honest = next(x for x in service.get("/leads?rule=SEC-PLATFORM")["leads"]
+                  if x["mmsi"] not in VICTIMS)  # fmt: skip
+    page.locator(f"#lead-list li[data-id='{honest['id']}'] button").first.click()
+    page.wait_for_url(f"**#/lead/{honest['id']}*", timeout=10_000)
+    page.locator("#lead-detail dl").wait_for(timeout=10_000)
+    page.wait_for_timeout(500)  # the detail's own read, had it brought a note
+    assert page.locator("#lead-detail .doubt").count() == 0
     assert not watched.errors, watched.errors

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Depends, Header, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from vigia.alerts.identity.interference import RULE as INTERFERENCE
 from vigia.alerts.lead import Lead
 from vigia.alerts.procedure.calendars import STATES, SeatCalendar
 from vigia.alerts.procedure.deadlines import compute_deadlines
@@ -29,6 +30,7 @@ from vigia.alerts.procedure.workflow import STATES as LEAD_STATES
 from vigia.service.db.protocol import ApiKeyRecord, Repository, Scope
 from vigia.service.errors import NotFoundError, PreconditionFailedError
 from vigia.service.http.deps import get_repository, require_role, require_scope
+from vigia.service.http.doubts import interference_doubts, interference_victims
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.params import LeadId
 
@@ -81,6 +83,7 @@ EXAMPLE_CASE: dict[str, Any] = {
         "basis": "RLESTA (Decreto nº 2.596/1998), art. 10",
     },
     "allowed_moves": ["defence", "judged"],
+    "interference": [],
 }
 
 
@@ -286,6 +289,11 @@ def case_json(repo: Repository, lead: Lead, scope: Scope) -> dict[str, Any]:
         d.to_json() for d in compute_deadlines(lead.rule, lead.status, lead.procedure)
     ]
     out["history"] = repo.lead_history(lead.id, scope)
+    # GNSS interference that moved the vessel to where the lead lies (issue 34), and for
+    # an interference event the leads it explains: linked when read (service/http/doubts)
+    out["interference"] = interference_doubts(repo, lead)
+    if lead.rule == INTERFERENCE:
+        out["interference_victims"] = interference_victims(repo, lead, scope)
     # the moves the state machine allows now, so a client offers only those (issue 22)
     out["allowed_moves"] = list(allowed_moves(lead.status, regime, lead.procedure, lead.rule))
     auto = lead.procedure.get("auto") or {}

@@ -3,7 +3,8 @@
 // that jumped (each opens the vessel panel), the spot and how spread they were; a track
 // in circles gives its centre, radius, laps and how well a circle fits; two ships on one
 // MMSI how far apart they were.
-import { extend, t, number, timeEl } from "./i18n.js";
+import { extend, t, number, timeEl, timeText } from "./i18n.js";
+import { ruleName } from "./names.js";
 import { positionEl } from "./position.js";
 
 export const IDENTITY_RULES = new Set(["ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED"]);
@@ -16,6 +17,8 @@ extend({
     "id.radius": "Raio", "id.laps": "Voltas", "id.fit": "Afastamento do círculo (rms)",
     "id.cw": "sentido horário", "id.ccw": "sentido anti-horário", "id.apart": "Maior distância entre os dois navios",
     "id.segments": "Trechos de derrota", "id.rule": "Critério",
+    "id.doubt": "Posição possivelmente falsa: interferência GNSS. Às {t} esta embarcação saltou {km} até aqui, com outras {n} embarcações ao mesmo tempo.",
+    "id.doubt.open": "Ver a interferência", "id.victims": "Indícios que esta interferência explica ({n})",
   },
   en: {
     "id.spot": "Where they jumped to", "id.spread": "Spread around it",
@@ -24,6 +27,8 @@ extend({
     "id.radius": "Radius", "id.laps": "Laps", "id.fit": "Off the circle (rms)",
     "id.cw": "clockwise", "id.ccw": "counterclockwise", "id.apart": "Farthest apart the two ships were",
     "id.segments": "Track segments", "id.rule": "Criterion",
+    "id.doubt": "Position possibly false: GNSS interference. At {t} this vessel jumped {km} to here, with {n} other vessels at once.",
+    "id.doubt.open": "Open the interference", "id.victims": "Leads this interference explains ({n})",
   },
 });
 
@@ -37,8 +42,25 @@ export function identityLine(l) {
   return `${t("id.apart")}: ${km(d.max_apart_m || 0)}`;
 }
 
-/** The rows of a definition list and, for interference, the ships' table. */
-export function identityPanel(l, onVessel) {
+/** A lead raised where GNSS interference put the vessel (``interference``, linked by
+ * the server when the lead is read): said first, before any fact of the lead, with the
+ * event one click away. An empty list when nothing casts doubt on it. */
+export function doubtNote(l, onLead) {
+  return (l.interference || []).map((x) => {
+    const p = document.createElement("p");
+    p.className = "doubt"; p.setAttribute("role", "note");
+    p.textContent = `⚠ ${t("id.doubt", { t: timeText(x.t), km: km(x.jump_m), n: Math.max((x.vessel_count || 1) - 1, 0) })} `;
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "secondary"; b.textContent = t("id.doubt.open");
+    b.addEventListener("click", () => onLead(x.lead_id));
+    p.append(b);
+    return p;
+  });
+}
+
+/** The rows of a definition list and, for interference, the ships' table and the leads
+ * the event explains (each opens that lead). */
+export function identityPanel(l, onVessel, onLead) {
   const box = document.createElement("div");
   box.className = "identity-lead";
   const d = l.details || {};
@@ -48,6 +70,7 @@ export function identityPanel(l, onVessel) {
     if (d.spot) add("id.spot", positionEl(d.spot[1], d.spot[0]));
     add("id.spread", `${number(d.spread_m, 0)} m`);
     box.append(dl, ships(d.vessels || [], onVessel));
+    if (l.interference_victims?.length) box.append(victims(l.interference_victims, onLead));
   } else if (l.rule === "ID-CIRCLE") {
     if (d.centre) add("id.centre", positionEl(d.centre[1], d.centre[0]));
     add("id.radius", `${number(d.radius_m, 0)} m`);
@@ -88,5 +111,26 @@ function ships(rows, onVessel) {
     row.insertCell().append(`${number(r.implied_kn, 0)} kn`);
   }
   wrap.append(h, tb);
+  return wrap;
+}
+
+function victims(rows, onLead) {
+  const wrap = document.createElement("div");
+  const h = document.createElement("h4");
+  h.textContent = t("id.victims", { n: rows.length });
+  const ul = document.createElement("ul");
+  for (const r of rows) {
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "secondary";
+    b.textContent = `${ruleName(r.rule)} · MMSI ${r.mmsi} · ${timeText(r.started_at)}`;
+    b.title = r.rule;
+    b.addEventListener("click", () => onLead(r.lead_id));
+    const li = document.createElement("li");
+    li.dataset.id = r.lead_id;
+    li.append(b);
+    ul.append(li);
+  }
+  wrap.className = "victims";
+  wrap.append(h, ul);
   return wrap;
 }

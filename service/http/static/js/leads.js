@@ -11,7 +11,7 @@ import { Assignment, assignee } from "./assign.js";
 import { readLink, writeLink, applyFilters } from "./link.js";
 import { positionEl, age, ddm } from "./position.js";
 import { Caseload, filtersOf, catalogue, query } from "./caseload.js";
-import { IDENTITY_RULES, identityPanel, identityLine } from "./idleads.js";
+import { IDENTITY_RULES, doubtNote, identityPanel, identityLine } from "./idleads.js";
 import { showMeeting, meetingPanel, ENCOUNTER } from "./meeting.js";
 
 const SAR = "SAR-DISTRESS";
@@ -260,9 +260,10 @@ export class LeadPanel {
     add("d.status", t("st." + l.status));
     add("as.title", Assignment.shown(l));
     add("d.evidence", String(l.evidence?.length ?? 0));
-    d.append(h, dl);
+    // a position GNSS interference put there is said before any fact of the lead
+    d.append(h, ...doubtNote(l, (id) => this.select(id)), dl);
     if (l.rule === ENCOUNTER) d.append(meetingPanel(l));  // both ships named (issue 37)
-    if (own) d.append(identityPanel(l, (m) => this.onVessel(m)));
+    if (own) d.append(identityPanel(l, (m) => this.onVessel(m), (id) => this.select(id)));
     if (this.notice && this.notice.id === l.id && Date.now() < this.notice.until) {
       // kept for a while after the move: the move's own event rebuilds this detail at
       // once, and a confirmation that vanishes before it is read confirms nothing

@@ -1,0 +1,54 @@
+"""Leads and the GNSS interference events that cast doubt on them, linked when read.
+
+The link is computed on every read of a lead (``case_json``), never stored: the event is
+settled hours after the leads it explains, possibly by another process (broker mode's
+pairing stage), and a lead's evidence never changes. ``alerts/identity/victims.py``
+says which leads an event explains; this module asks the store for the candidates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vigia.alerts.identity.interference import RULE
+from vigia.alerts.identity.victims import doubts, window
+from vigia.alerts.lead import Lead
+from vigia.ingest.records import iso_utc
+from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery, Repository, Scope
+
+#: degrees about a lead's closest point searched for an event's spot: an event's ships
+#: lie within its spread of the spot, tens of kilometres at most
+_NEAR_DEG = 1.0
+#: events (and, for an event, ships) looked at per read: a jammed sea may hold hundreds
+_MAX = 100
+
+
+def interference_doubts(repo: Repository, lead: Lead) -> list[dict[str, Any]]:
+    """The interference events that moved ``lead``'s vessel to where the lead lies (all
+    authorities': the doubt is about the position, whoever's the event is)."""
+    if lead.rule.startswith("ID-"):
+        return []
+    lo, hi = window(lead)
+    x, y = lead.closest_lon, lead.closest_lat
+    box = (x - _NEAR_DEG, y - _NEAR_DEG, x + _NEAR_DEG, y + _NEAR_DEG)
+    q = LeadQuery(rule=RULE, start=lo, end=hi, bbox=box, include_silenced=True)
+    events, _ = repo.list_leads(q, _MAX, scope=EVERY_AUTHORITY)
+    return doubts(lead, events)
+
+
+def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[dict[str, Any]]:
+    """The leads in ``scope`` that an ``ID-INTERFERENCE`` lead explains (the first
+    ``_MAX`` ships it names): what the duty officer may dismiss with it."""
+    if event.rule != RULE:
+        return []
+    out: list[dict[str, Any]] = []
+    for mmsi in sorted({v["mmsi"] for v in event.details.get("vessels", ())})[:_MAX]:
+        q = LeadQuery(mmsi=mmsi, start=event.started_at - 60.0, include_silenced=True)
+        leads, _ = repo.list_leads(q, _MAX, scope=scope)
+        out += [
+            {"lead_id": x.id, "mmsi": x.mmsi, "rule": x.rule, "zone_id": x.zone_id,
+             "started_at": iso_utc(x.started_at), "status": x.status}
+            for x in leads
+            if doubts(x, [event])
+        ]  # fmt: skip
+    return sorted(out, key=lambda v: (v["started_at"], v["lead_id"]))

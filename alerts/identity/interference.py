@@ -196,10 +196,10 @@ class InterferenceWatch:
             p = pending.get(mmsi)
             if p is None:
                 p = pending[mmsi] = Pending()
-            kept, earliest = p.add(t, lon, lat)
-            if not kept:
+            thinned, earliest = p.add(t, lon, lat)
+            if thinned:
                 self._count("interference_thinned")
-            elif earliest:
+            if earliest:
                 push(heap, (t, mmsi))
 
     def expire(self, now: float, *, final: bool = False) -> list[Lead]:

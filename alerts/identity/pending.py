@@ -69,8 +69,9 @@ class Pending:
                 col[i] = v
 
     def add(self, t: float, lon: float, lat: float) -> tuple[bool, bool]:
-        """Take a fix; (kept, now the earliest). Not kept: it lies between the first and
-        the last of its bucket, or repeats one of them."""
+        """Take a fix; (one fix thinned away, the new fix now the earliest). Thinned:
+        the new fix, when it lies between the first and the last of its bucket or
+        repeats one of them, or the first or last it replaces."""
         b = bucket_of(t)
         ts = self.t
         lo = bisect_left(ts, b * BUCKET_S)
@@ -78,21 +79,20 @@ class Pending:
         fix = (t, lon, lat)
         if hi == lo:
             self._put(lo, fix, insert=True)
-            return True, lo == 0
+            return False, lo == 0
         first = self._at(lo)
         if hi - lo == 1:
             if fix == first:
-                return False, False
+                return True, False
             i = lo if fix < first else lo + 1
             self._put(i, fix, insert=True)
-            return True, i == 0
+            return False, i == 0
         if fix < first:
             self._put(lo, fix, insert=False)
             return True, lo == 0 and t < first[0]
         if fix > self._at(lo + 1):
             self._put(lo + 1, fix, insert=False)
-            return True, False
-        return False, False
+        return True, False
 
     def pop_first(self) -> tuple[float, float, float]:
         fix = self._at(0)

@@ -15,6 +15,7 @@ import math
 import pickle
 import random
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -27,7 +28,7 @@ from vigia.alerts.identity.interference import InterferenceWatch
 from vigia.alerts.lead import Lead, lead_id
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.alerts.procedure.infractions import is_infraction, why_no_infraction
-from vigia.ingest.records import Position, Record
+from vigia.ingest.records import Position, Record, iso_utc
 from vigia.ingest.registry import VesselRegistry
 from vigia.service.runtime.bus import pairing
 from vigia.zones.evaluate import ZoneIndex
@@ -337,6 +338,91 @@ def test_same_leads_however_the_data_arrives(
     seed: int, delay: float, dups: float, sizes: list[int], twice: bool
 ) -> None:
     assert as_dicts(deliver(CAPTURE, seed, delay, dups, sizes, twice)) == SORTED
+
+
+def dense() -> list[Position]:
+    """Three ships reporting every 2 to 7 s (times not on any second), spoofed to one
+    spot 20 s apart at times inside the watch's 30 s buckets, for 5 minutes: most of
+    their fixes are thinned away (alerts/identity/pending.py), so whether a bucket
+    settles whole decides whether the leads depend on the delivery."""
+    rng = random.Random(7)
+    spot = dest(S, 200.0, 250_000.0)
+    out: list[Position] = []
+    for k in range(3):
+        mmsi, home = 720_000_071 + k, dest(spot, 120.0 * k, 150_000.0)
+        t0, t_jump = T0 + 7_200.0, T0 + 9_000.0 + 20.0 * k + 7.3
+        t = t0
+        while t < T0 + 10_800.0:
+            spoofed = t_jump <= t < t_jump + 300.0
+            where = dest(spot, 90.0 * k, 200.0) if spoofed else dest(home, 90.0, 12 * KN * (t - t0))
+            out.append(fix(mmsi, t, where))
+            t += rng.uniform(2.0, 7.0)
+    return out
+
+
+DENSE_SHIPS = dense()
+DENSE = CAPTURE + DENSE_SHIPS
+DENSE_SORTED = as_dicts(run(DENSE)[0])
+
+
+def test_the_dense_capture_thins_and_still_finds_its_event() -> None:
+    leads, w = run(DENSE)
+    assert [x["details"]["vessel_count"] for x in DENSE_SORTED] == [4, 3, 3, 3]
+    (event,) = [x for x in leads if x.mmsi == 720_000_071]
+    # each jump is kept at the first fix after it, at most 30 s late (a fix every 7 s)
+    for k, v in enumerate(sorted(event.details["vessels"], key=lambda v: v["mmsi"])):
+        late = datetime.fromisoformat(v["t"]).timestamp() - (T0 + 9_000.0 + 20.0 * k + 7.3)
+        assert 0.0 <= late <= 30.0, late
+    assert w.counters["interference_thinned"] > len(DENSE_SHIPS) // 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    delay=st.sampled_from([0.0, 29.0, 600.0, 7_100.0]),
+    dups=st.sampled_from([0.0, 0.3]),
+    sizes=st.lists(st.integers(1, 900), min_size=1, max_size=4),
+)
+def test_same_leads_however_dense_data_arrives(
+    seed: int, delay: float, dups: float, sizes: list[int]
+) -> None:
+    assert as_dicts(deliver(DENSE, seed, delay, dups, sizes, False)) == DENSE_SORTED
+
+
+def test_a_fix_late_within_the_bound_into_a_half_settled_30_s_is_kept() -> None:
+    """The first spoofed fix of a ship, the last of its 30 s, lies 20 s after the first
+    of them, and arrives 7,190 s late (within the 7,200 s bound) when the clock has passed
+    the earlier fix by more than the bound: a watch settling fixes one by one would have
+    taken the earlier one and closed the bucket, refusing the late one, and found the
+    jump a bucket later. Settling a bucket only whole keeps the leads of the sorted run."""
+    spot = dest(S, 250.0, 250_000.0)
+    b0 = T0 + 9_990.0  # a multiple of 30
+    recs: list[Position] = []
+    for k in range(3):
+        mmsi, home = 720_000_081 + k, dest(spot, 120.0 * k, 150_000.0)
+        t_jump = b0 + 25.0 + 40.0 * k
+        for i in range(2_300):  # a fix every 5 s from an hour before the jump, 3.2 h
+            t = b0 - 3_595.0 + 5.0 * i
+            where = (
+                dest(spot, 90.0 * k, 200.0) if t_jump <= t < t_jump + 300 else dest(home, 0.0, 0.0)
+            )
+            recs.append(fix(mmsi, t, where))
+    late = next(r for r in recs if r.mmsi == 720_000_081 and r.t == b0 + 25.0)
+    assert any(r.mmsi == late.mmsi and r.t == b0 + 5.0 for r in recs)  # same 30 s
+    want = as_dicts(run(recs)[0])
+    assert len(want) == 1 and want[0]["details"]["vessels"][0]["t"] == iso_utc(late.t)
+    rest = sorted((r for r in recs if r is not late), key=lambda r: r.t)
+    w, out = InterferenceWatch(BOUND), []
+    for r in rest:
+        if late is not None and r.t >= late.t + 7_190.0:
+            w.feed([late])  # the clock is 7,190 s past it: within the bound
+            out += w.expire(r.t - 5.0)
+            late = None
+        w.feed([r])
+        out += w.expire(r.t)
+    out += w.expire(rest[-1].t, final=True)
+    assert late is None and w.counters.get("interference_late", 0) == 0
+    assert as_dicts(out) == want
 
 
 def test_a_record_past_the_bound_changes_nothing_and_is_counted() -> None:

@@ -21,6 +21,8 @@ from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery, Repository, Sc
 _NEAR_DEG = 1.0
 #: events (and, for an event, ships) looked at per read: a jammed sea may hold hundreds
 _MAX = 100
+#: events looked at for a page of the list (newest first): the page's time span
+_MAX_PAGE = 1_000
 
 
 def interference_doubts(repo: Repository, lead: Lead) -> list[dict[str, Any]]:
@@ -52,3 +54,20 @@ def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[di
             if doubts(x, [event])
         ]  # fmt: skip
     return sorted(out, key=lambda v: (v["started_at"], v["lead_id"]))
+
+
+def page_doubts(repo: Repository, leads: list[Lead]) -> list[list[dict[str, Any]]]:
+    """``interference_doubts`` for each lead of a list page, in one read of the events
+    spanning the page (the newest ``_MAX_PAGE``), matched by MMSI."""
+    judged = [x for x in leads if not x.rule.startswith("ID-")]
+    if not judged:
+        return [[] for _ in leads]
+    spans = [window(x) for x in judged]
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+    q = LeadQuery(rule=RULE, start=lo, end=hi, include_silenced=True)
+    events, _ = repo.list_leads(q, _MAX_PAGE, scope=EVERY_AUTHORITY)
+    by_mmsi: dict[int, list[Lead]] = {}
+    for e in events:
+        for mmsi in {v["mmsi"] for v in e.details.get("vessels", ())}:
+            by_mmsi.setdefault(mmsi, []).append(e)
+    return [doubts(x, by_mmsi.get(x.mmsi, ())) for x in leads]

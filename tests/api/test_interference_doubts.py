@@ -84,6 +84,15 @@ def test_the_spoofed_ships_leads_name_the_event_and_the_honest_one_none(
         assert doubt["jump_m"] > 10_000.0
     (honest,) = [x for x in leads if x.mmsi == HONEST]
     assert _get(api, honest.id)["interference"] == []
+    # the list says so too, with the same links, and nothing on the others
+    r = api.client.get("/leads?limit=100", headers=api.h("viewer"))
+    listed = {x["id"]: x for x in r.json()["leads"]}
+    assert len(listed) == 5
+    for lead in leads:
+        doubted = lead.rule == "SEC-MILITARY" and lead.mmsi in SHIPS
+        assert ("interference" in listed[lead.id]) is doubted
+        if doubted:
+            assert listed[lead.id]["interference"] == _get(api, lead.id)["interference"]
     body = _get(api, event.id)
     assert body["interference"] == []  # an ID-* lead is about a claim, never doubted
     victims = body["interference_victims"]

@@ -139,6 +139,10 @@ def test_a_lead_where_interference_put_a_ship_says_so_and_opens_the_event(
                   if x["rule"] == "SEC-PLATFORM"] for m in VICTIMS}  # fmt: skip
     assert all(len(ids) == 1 for ids in victim.values()), victim
     first, *others = (ids[0] for ids in victim.values())
+    # the list says it of each of them before any is opened
+    for lead_id in (first, *others):
+        row = page.locator(f"#lead-list li[data-id='{lead_id}']").inner_text()
+        assert "⚠ posição possivelmente falsa (interferência GNSS)" in row, row
     page.locator(f"#lead-list li[data-id='{first}'] button").first.click()
     note = page.locator("#lead-detail .doubt")
     note.wait_for(timeout=10_000)
@@ -168,6 +172,7 @@ def test_a_lead_where_interference_put_a_ship_says_so_and_opens_the_event(
     honest = next(x for x in service.get("/leads?rule=SEC-PLATFORM")["leads"]
                   if x["mmsi"] not in VICTIMS)  # fmt: skip
     page.locator(f"#lead-list li[data-id='{honest['id']}'] button").first.click()
+    assert "⚠" not in page.locator(f"#lead-list li[data-id='{honest['id']}']").inner_text()
     page.wait_for_url(f"**#/lead/{honest['id']}*", timeout=10_000)
     page.locator("#lead-detail dl").wait_for(timeout=10_000)
     page.wait_for_timeout(500)  # the detail's own read, had it brought a note

@@ -15,6 +15,7 @@ from vigia.ingest.records import iso_utc
 from vigia.service.db.protocol import LeadQuery, Repository, Scope
 from vigia.service.errors import PermissionDeniedError, RequestInvalidError
 from vigia.service.http.deps import get_repository, require_role, require_scope
+from vigia.service.http.doubts import page_doubts
 from vigia.service.http.problems import problem_responses
 from vigia.service.http.routes.paging import Cursor, cursor_links, decode_cursor
 from vigia.service.http.routes.params import (
@@ -223,8 +224,13 @@ def list_leads(
     size = clamp_limit(limit, settings)
     after = decode_cursor(cursor, sort)
     page = repo.page_leads(query, size, scope=scope, after=after, offset=offset)
+    items = [lead.to_json() for lead in page.leads]
+    # a lead GNSS interference put where it is says so on the list too (issue 34)
+    for item, marks in zip(items, page_doubts(repo, page.leads), strict=True):
+        if marks:
+            item["interference"] = marks
     return {
-        "leads": [lead.to_json() for lead in page.leads],
+        "leads": items,
         "numberMatched": page.total,
         "numberMatchedExact": page.exact,
         "numberReturned": len(page.leads),

@@ -18,7 +18,8 @@ extend({
     "id.cw": "sentido horário", "id.ccw": "sentido anti-horário", "id.apart": "Maior distância entre os dois navios",
     "id.segments": "Trechos de derrota", "id.rule": "Critério",
     "id.doubt": "Posição possivelmente falsa: interferência GNSS. Às {t} esta embarcação saltou {km} até aqui, com outras {n} embarcações ao mesmo tempo.",
-    "id.doubt.open": "Ver a interferência", "id.victims": "Indícios que esta interferência explica ({n})",
+    "id.doubt.open": "Ver a interferência", "id.doubt.short": "posição possivelmente falsa (interferência GNSS)",
+    "id.victims": "Indícios que esta interferência explica ({n})",
   },
   en: {
     "id.spot": "Where they jumped to", "id.spread": "Spread around it",
@@ -28,7 +29,8 @@ extend({
     "id.cw": "clockwise", "id.ccw": "counterclockwise", "id.apart": "Farthest apart the two ships were",
     "id.segments": "Track segments", "id.rule": "Criterion",
     "id.doubt": "Position possibly false: GNSS interference. At {t} this vessel jumped {km} to here, with {n} other vessels at once.",
-    "id.doubt.open": "Open the interference", "id.victims": "Leads this interference explains ({n})",
+    "id.doubt.open": "Open the interference", "id.doubt.short": "position possibly false (GNSS interference)",
+    "id.victims": "Leads this interference explains ({n})",
   },
 });
 

@@ -191,6 +191,13 @@ export class LeadPanel {
     const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : IDENTITY_RULES.has(l.rule) ? identityLine(l) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
     meta.append(`${where} · `, timeEl(l.started_at),
       l.ended_at || FINISHED.includes(l.status) ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
+    if (l.interference?.length) {
+      // GNSS interference put the ship here (issue 34): said on the list, not only inside
+      const doubt = document.createElement("span");
+      doubt.className = "doubt-mark";
+      doubt.textContent = `⚠ ${t("id.doubt.short")}`;
+      meta.append(" · ", doubt);
+    }
     b.append(badge, who, st, meta);
     b.addEventListener("click", () => this.select(l.id));
     li.append(b);

@@ -8,17 +8,18 @@ other days, nor the nightly archive run.
 
 So every entry is looked at with ``lstat`` before anything opens it, and only regular
 files under real folders are opened, with ``O_NOFOLLOW | O_NONBLOCK`` and checked again
-on the open descriptor (the entry may change in between). Pages are read with their
-CRC32 checked (files written since carry one), so a flipped byte is found rather than
-read as a wrong time or place. An entry that is not a regular file, or not a Parquet
-file of the archive's columns, is moved into ``_quarantine/day=YYYY-MM-DD/`` inside the
-archive (the same file system, so the move is a rename; the underscore keeps pyarrow's
-and Spark's discovery out of it) as ``<name>.<reason>.<ns>``: kept whole for whoever
-investigates, never read again, and its day named missing in every answer covering it
-until an operator clears it. A read that fails on the operating system's side (an I/O
-error, a permission) may pass: the file stays where it is, the answer names the day,
-and the next read tries again. Where the quarantine cannot be written (a read-only
-mount), the process remembers the entry and never reads it again.
+on the open descriptor (the entry may change in between; ``archive_entries``). Pages are
+read with their CRC32 checked (files written since carry one), so a flipped byte is
+found rather than read as a wrong time or place. An entry that is not a regular file, or
+not a Parquet file of the archive's columns, is moved into
+``_quarantine/day=YYYY-MM-DD/`` inside the archive (the same file system, so the move is
+a rename; the underscore keeps pyarrow's and Spark's discovery out of it) as
+``<name>.<reason>.<ns>``: kept whole for whoever investigates, never read again, and its
+day named missing in every answer covering it until an operator clears it. A read that
+fails on the operating system's side (an I/O error, a permission) may pass: the file
+stays where it is, the answer names the day, and the next read tries again. Where the
+quarantine cannot be written (a read-only mount), the process remembers the entry and
+never reads it again.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
+from vigia.service.db.archive_entries import NotRegularFile, entries, open_regular, real_dir
 from vigia.service.db.archive_format import DAY_S, day_dir, day_name
 
 log = logging.getLogger(__name__)
@@ -57,10 +59,6 @@ _FORMAT = ds.ParquetFileFormat(
     default_fragment_scan_options=ds.ParquetFragmentScanOptions(page_checksum_verification=True)
 )
 T = TypeVar("T")
-
-
-class NotRegularFile(OSError):
-    """The entry turned out not to be a regular file when opened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,30 +99,6 @@ def fragment(fh: BinaryIO) -> ds.ParquetFileFragment:
     """One open archive file as a fragment (page checksums checked), for a reader that
     picks row groups by their statistics itself (service/db/backtest_read.py)."""
     return _FORMAT.make_fragment(fh)
-
-
-def open_regular(path: Path) -> BinaryIO:
-    """Open ``path`` for reading only if it is a regular file in a real folder (only
-    the archive's root may be a link), never waiting on a fifo."""
-    nofollow = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        folder = os.open(path.parent, nofollow | os.O_DIRECTORY)
-        try:
-            fd = os.open(path.name, nofollow | os.O_NONBLOCK, dir_fd=folder)
-        finally:
-            os.close(folder)
-    except OSError as exc:
-        # a link (the file or its folder), a socket, a file where the folder was
-        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.ENOTDIR):
-            raise NotRegularFile(exc.errno, "not a regular file", str(path)) from exc
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def day_range(start: float | None, end: float | None) -> tuple[int | None, int | None]:
@@ -191,7 +165,7 @@ class ArchiveFolder:
             days[name] = day
             return True
 
-        found = _entries(self.root, wanted, link_ok=True)
+        found = entries(self.root, wanted, link_ok=True)
         return sorted(((days[p.name], p, st) for p, st in found), key=lambda e: e[0])
 
     def files(
@@ -207,7 +181,7 @@ class ArchiveFolder:
                 self.bad(day, path, st, NOT_REGULAR, "not a folder", gaps)
                 continue
             try:
-                found = _entries(path, _is_part)
+                found = entries(path, _is_part)
             except OSError as exc:  # swapped for a link since; or not listable
                 reason = NOT_REGULAR if exc.errno in (errno.ELOOP, errno.ENOTDIR) else UNREADABLE
                 self.bad(day, path, None, reason, str(exc), gaps)
@@ -232,7 +206,7 @@ class ArchiveFolder:
         except MemoryError:
             raise  # the process's trouble, not the file's
         except NotRegularFile as exc:
-            if _real_dir(path.parent):
+            if real_dir(path.parent):
                 self.bad(day, path, None, NOT_REGULAR, str(exc), gaps)
             else:  # its folder became a link: a move now would go through it
                 gaps.add(day, NOT_REGULAR)
@@ -257,7 +231,7 @@ class ArchiveFolder:
             folder.mkdir(exist_ok=True)
         except FileExistsError:
             return None
-        return folder if _real_dir(folder) else None
+        return folder if real_dir(folder) else None
 
     def clear(self, day: int | None, path: Path, kind: Callable[[int], bool], what: str) -> None:
         """Move ``path`` aside when it exists and its mode is not of ``kind``
@@ -276,7 +250,7 @@ class ArchiveFolder:
         for day, path, st in self.days():
             if not stat.S_ISDIR(st.st_mode):
                 continue
-            for tmp, tst in _entries(path, _is_temporary):
+            for tmp, tst in entries(path, _is_temporary):
                 if stat.S_ISREG(tst.st_mode):
                     tmp.unlink(missing_ok=True)
                     n += 1
@@ -317,9 +291,9 @@ class ArchiveFolder:
         few of no day, such as a lock file)."""
         n = 0
         try:
-            for path, st in _entries(self.root / QUARANTINE, _any):
+            for path, st in entries(self.root / QUARANTINE, _any):
                 if _day_of_name(path.name) is not None and stat.S_ISDIR(st.st_mode):
-                    n += len(_entries(path, _any))
+                    n += len(entries(path, _any))
                 else:
                     n += 1
         except OSError:  # not a folder: nothing could be moved there (logged then)
@@ -343,10 +317,10 @@ class ArchiveFolder:
     def _quarantine_days(self) -> list[tuple[int, list[str]]]:
         out = []
         try:
-            for path, st in _entries(self.root / QUARANTINE, _is_day):
+            for path, st in entries(self.root / QUARANTINE, _is_day):
                 day = _day_of_name(path.name)
                 if day is not None and stat.S_ISDIR(st.st_mode):
-                    names = [p.name for p, _ in _entries(path, _any)]
+                    names = [p.name for p, _ in entries(path, _any)]
                     if names:
                         out.append((day, names))
         except OSError:  # not a folder: nothing could be moved there (logged then)
@@ -362,7 +336,7 @@ class ArchiveFolder:
         try:
             for d in (self.root / QUARANTINE, folder):
                 d.mkdir(exist_ok=True)
-                if not _real_dir(d):
+                if not real_dir(d):
                     log.error("archive quarantine %s is not a folder: nothing moved there", d)
                     return None
             dest = folder / f"{path.name}.{reason}.{time.time_ns()}"
@@ -373,13 +347,6 @@ class ArchiveFolder:
             log.error("archive entry %s could not be moved aside: %s", path, exc)
             return None
         return dest
-
-
-def _real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _is_day(name: str) -> bool:
@@ -396,28 +363,3 @@ def _is_temporary(name: str) -> bool:
 
 def _any(name: str) -> bool:
     return True
-
-
-def _entries(
-    folder: Path, want: Callable[[str], bool], *, link_ok: bool = False
-) -> list[tuple[Path, os.stat_result]]:
-    """(path, lstat) of the entries of ``folder`` whose names ``want`` admits; none when
-    it does not exist. The folder is opened without following a link (unless
-    ``link_ok``: the archive's own root may be one), and listed through that descriptor,
-    so it cannot be swapped for a link between a check and the listing."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | (0 if link_ok else os.O_NOFOLLOW)
-    try:
-        fd = os.open(folder, flags)
-    except FileNotFoundError:
-        return []
-    try:
-        out = []
-        for name in os.listdir(fd):
-            if want(name):
-                try:
-                    out.append((folder / name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
-                except FileNotFoundError:
-                    continue  # moved aside by another process meanwhile
-        return out
-    finally:
-        os.close(fd)

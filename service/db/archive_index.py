@@ -16,7 +16,8 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from vigia.service.db import archive_cells as cells
-from vigia.service.db.archive_files import ArchiveFolder, ArchiveGaps, fragment, open_regular
+from vigia.service.db.archive_entries import open_regular
+from vigia.service.db.archive_files import ArchiveFolder, ArchiveGaps, fragment
 
 _COLUMNS = ["mmsi", "t", "geometry", "bbox"]
 

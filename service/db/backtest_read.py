@@ -36,13 +36,8 @@ from sqlalchemy.engine import Engine
 from vigia.ingest.records import Position
 from vigia.service.db import archive_cells as cells
 from vigia.service.db.archive_cells import index_path
-from vigia.service.db.archive_files import (
-    ArchiveFolder,
-    ArchiveGaps,
-    day_range,
-    fragment,
-    open_regular,
-)
+from vigia.service.db.archive_entries import open_regular
+from vigia.service.db.archive_files import ArchiveFolder, ArchiveGaps, day_range, fragment
 from vigia.service.db.archive_format import SCHEMA, day_name, positions_from_table
 from vigia.service.db.archive_read import covering_filter, merge_tracks
 from vigia.service.db.codec import POSITION_COLUMNS, row_position

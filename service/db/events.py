@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 
 from vigia.alerts.lead import Lead
 from vigia.alerts.priority import priority
-from vigia.service.db.models import LeadEventRow
+from vigia.service.db.outbox_models import LeadEventRow
 from vigia.service.db.protocol import Scope
 
 OPENED, UPDATED, STATUS = "lead.opened", "lead.updated", "lead.status"

@@ -19,7 +19,7 @@ from vigia.ingest.records import Position
 from vigia.service.db import epochs
 from vigia.service.db import events as ev
 from vigia.service.db.events import LeadEvent
-from vigia.service.db.models import (
+from vigia.service.db.outbox_models import (
     LeadEventRow,
     WebhookAttemptRow,
     WebhookDeliveryRow,

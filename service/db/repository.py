@@ -14,14 +14,9 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from vigia.alerts.lead import Lead
-from vigia.alerts.procedure.repeats import PriorCase
-from vigia.alerts.procedure.workflow import Actor, Move, ProcedureConflictError
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db import draft_models  # noqa: F401  (the drafts' tables on the metadata)
-from vigia.service.db import events as ev
 from vigia.service.db import positions as pos
-from vigia.service.db import procedure_store as ps
 from vigia.service.db import silences as sl
 from vigia.service.db import zones_leads as zl
 from vigia.service.db.admin_store import AdminStore
@@ -32,19 +27,17 @@ from vigia.service.db.engine import migrate
 from vigia.service.db.identity_history import StaticStore
 from vigia.service.db.latest_store import LatestStore
 from vigia.service.db.layers import LayerStore
+from vigia.service.db.lead_store import LeadStore
 from vigia.service.db.live_store import LiveStore
 from vigia.service.db.models import IngestCounter, PositionRow, Vessel
 from vigia.service.db.port_visits import PortVisitStore
-from vigia.service.db.protocol import BBox, LeadQuery, Scope
+from vigia.service.db.protocol import BBox, Scope
 from vigia.service.db.register import RegisterStore
 from vigia.service.db.zone_imports import ZoneImportStore
 from vigia.service.errors import StoreUnavailableError
 from vigia.zones.model import Zone, ZoneKind
 
 _UNREACHABLE = (OperationalError, InterfaceError, psycopg.OperationalError)
-# a move is read and applied again when a concurrent edit committed first; each retry
-# follows a commit by someone else, so this bounds only a pathological storm of edits
-_MOVE_ATTEMPTS = 50
 
 
 # sqlite3 raises OperationalError for schema mistakes too; only these mean "try later"
@@ -74,6 +67,7 @@ class SqlRepository(
     ZoneImportStore,
     PortVisitStore,
     StaticStore,
+    LeadStore,
 ):
     """Vessels, positions, zones, leads (with their event log), counters, keys, audits
     and webhooks in one SQL database."""
@@ -303,78 +297,6 @@ class SqlRepository(
         """How many current zones there are."""
         with self._tx() as conn:
             return zl.count_zones(conn)
-
-    # leads
-    def upsert_leads(self, leads: Sequence[Lead], *, seq: int | None = None) -> None:
-        """Insert leads, or update open ones as their episodes grow; a closed lead is
-        never rewritten, and an open lead's workflow status is kept. A lead without an
-        authority is routed by the stored jurisdiction zones (ballast leads by their AIS
-        destination port first, NORMAM-20 2.1.2). Each real change is also a lead event
-        in the same transaction (the outbox); silenced leads are stored but not pushed.
-        ``seq``: broker mode's commit sequence (see ``zones_leads.upsert_leads``)."""
-        with self._tx() as conn:
-            last_id = zl.upsert_leads(
-                conn, self._pg, sl.prepare_leads(conn, self._pg, leads), time.time(), seq
-            )
-        self._notify_events(last_id)
-
-    def get_lead(self, lead_id: str, scope: Scope) -> Lead | None:
-        """One lead with its evidence (None when absent or outside ``scope``)."""
-        with self._tx() as conn:
-            return zl.get_lead(conn, lead_id, scope)
-
-    def list_leads(
-        self, query: LeadQuery, limit: int, offset: int = 0, *, scope: Scope
-    ) -> tuple[list[Lead], int]:
-        """A page of the leads in ``scope``, newest first, and the total matched."""
-        with self._tx() as conn:
-            return zl.list_leads(conn, self._pg, query, limit, offset, scope)
-
-    def move_lead(
-        self,
-        lead_id: str,
-        move: Move,
-        actor: Actor,
-        *,
-        scope: Scope,
-        if_version: int | None = None,
-    ) -> Lead | None:
-        """The one way a lead's procedure changes: checked by the state machine, written
-        with its history row in one transaction; None if there is no such lead in
-        ``scope``. The write compares the version it read: when another edit committed
-        in between (SQLite has no row lock), the move is read and applied again on top
-        of it, so both edits land and neither is lost; ``if_version`` (a client's
-        If-Match) makes a changed version a ``PreconditionFailedError`` instead."""
-        for _ in range(_MOVE_ATTEMPTS):
-            try:
-                return self._move_once(lead_id, move, actor, scope, if_version)
-            except ps.StaleVersionError:
-                continue
-        raise ProcedureConflictError("the lead keeps changing meanwhile; read it again", ())
-
-    def _move_once(
-        self, lead_id: str, move: Move, actor: Actor, scope: Scope, if_version: int | None
-    ) -> Lead | None:
-        with self._tx() as conn:
-            ev.lock(conn, self._pg)  # event ids stay in commit order
-            now = time.time()
-            lead = ps.move_lead(conn, self._pg, lead_id, move, actor, now, scope, if_version)
-            # a live client shows who moved the lead and why without a second read
-            who = {"moved_by": {"name": actor.name, "role": actor.role}, "move_reason": move.reason}
-            last_id = 0 if lead is None else ev.append(conn, [(ev.STATUS, lead, None)], now, who)
-        self._notify_events(last_id)
-        return lead
-
-    def lead_history(self, lead_id: str, scope: Scope) -> list[dict[str, Any]]:
-        """A lead's append-only history, oldest first (empty outside ``scope``)."""
-        with self._tx() as conn:
-            return ps.history(conn, lead_id, scope)
-
-    def prior_cases(self, lead_id: str, scope: Scope) -> list[PriorCase]:
-        """Other closed leads that reached ``infraction`` (repeat-offence candidates);
-        those outside ``scope`` under ``OTHER_AUTHORITY``."""
-        with self._tx() as conn:
-            return ps.prior_cases(conn, lead_id, scope)
 
     # silences and the watch-list
     def add_silence(self, silence: dict[str, Any], by: str, scope: Scope) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import queue
 import threading
 import time
 from collections import Counter
@@ -25,7 +24,6 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.counters import NOT_USED
 from vigia.ingest.records import Position, RawLine, StaticData
-from vigia.ingest.urgent import is_distress_line
 from vigia.service.db.protocol import Repository
 from vigia.service.runtime.counts import (
     WRITER_COUNTERS,
@@ -34,6 +32,7 @@ from vigia.service.runtime.counts import (
     submit_when_room,
 )
 from vigia.service.runtime.feeds import LineSource, sources_from_settings
+from vigia.service.runtime.intake import Intake
 from vigia.service.runtime.port_visits import expire_and_store
 from vigia.service.runtime.snapshot import IngestSnapshot
 from vigia.service.runtime.state_vessels import ReloadsStateVessels
@@ -42,7 +41,6 @@ from vigia.zones.evaluate import ZoneIndex
 from vigia.zones.model import Zone
 
 log = logging.getLogger("vigia.worker")
-_BATCH = 2_000
 _LIVE_LAG_S = 300.0
 
 
@@ -100,9 +98,8 @@ class IngestWorker(ReloadsStateVessels):
             max_buffered_bytes=settings.write_buffer_bytes,
             spool_dir=spool_dir,
         )
-        self._queue: queue.Queue[RawLine] = queue.Queue(maxsize=settings.queue_size)
-        # distress beacons' lines skip the queue (see vigia.ingest.urgent)
-        self._urgent: queue.Queue[RawLine] = queue.Queue(maxsize=10_000)
+        # the reader threads' queues, distress lines apart (service/runtime/intake.py)
+        self._intake = Intake(len(self._sources), self._stop, settings.queue_size)
         self._lock = threading.Lock()
         self._pending_zones: list[Zone] | None = None
         self._pending_zones_at = 0.0
@@ -111,13 +108,11 @@ class IngestWorker(ReloadsStateVessels):
         self._give_up_at: float | None = None
         self._dirty = False
         self._pipeline_base: Counter[str] = Counter()  # counts of pipelines replaced by edits
-        self._readers_left = len(self._sources)
-        self.sources_done = threading.Event()
+        self.sources_done = self._intake.sources_done
         self.idle = threading.Event()
         self._base: dict[str, int] = repo.load_counters()
         self._leads_by_rule: Counter[str] = Counter()
         self._seen_leads: set[str] = set()
-        self._source_errors = 0
         self._lines = 0
         self._stream_t = float("-inf")
         self._last_line_wall: float | None = None
@@ -130,7 +125,7 @@ class IngestWorker(ReloadsStateVessels):
         """Start the reader threads and the processing thread."""
         for i, source in enumerate(self._sources):
             t = threading.Thread(
-                target=self._read, args=(source,), name=f"vigia-source-{i}", daemon=True
+                target=self._intake.read, args=(source,), name=f"vigia-source-{i}", daemon=True
             )
             self._threads.append(t)
         self._threads.append(threading.Thread(target=self._run, name="vigia-worker", daemon=True))
@@ -208,7 +203,7 @@ class IngestWorker(ReloadsStateVessels):
     def backlog(self) -> dict[str, float]:
         """How far behind the worker is: lines queued, and how long the line it is
         processing (or last processed) waited between receipt and processing."""
-        queued = self._queue.qsize()
+        queued = self._intake.queued()
         return {"queued_lines": queued, "behind_s": round(self._behind, 3)}
 
     def snapshot(self) -> IngestSnapshot:
@@ -238,40 +233,12 @@ class IngestWorker(ReloadsStateVessels):
 
     # -- threads -------------------------------------------------------------------------
 
-    def _read(self, source: LineSource) -> None:
-        try:
-            for line in source.lines():
-                if is_distress_line(line.text):
-                    try:
-                        self._urgent.put_nowait(line)
-                        continue
-                    except queue.Full:
-                        pass  # a flood of beacons: the ordinary queue keeps them
-                while not self._stop.is_set():
-                    try:
-                        self._queue.put(line, timeout=0.5)
-                        break
-                    except queue.Full:
-                        continue
-                if self._stop.is_set():
-                    return
-        except Exception:
-            # a dead feed must not take the service down; it is counted and logged
-            log.exception("source %r failed", source)
-            with self._lock:
-                self._source_errors += 1
-        finally:
-            with self._lock:
-                self._readers_left -= 1
-                if self._readers_left == 0:
-                    self.sources_done.set()
-
     def _run(self) -> None:
         last_tick = self._clock()
         last_save = last_tick
         settings = self._settings
         while not self._stop.is_set():
-            batch = self._take_batch()
+            batch = self._intake.take_batch()
             if not batch:
                 self._swap_zones()
             if batch:
@@ -286,7 +253,7 @@ class IngestWorker(ReloadsStateVessels):
             if now - last_save >= settings.counters_interval_s:
                 self._save_counters()
                 last_save = now
-            drained = self._queue.empty() and self._urgent.empty()
+            drained = self._intake.drained()
             if not batch and self.sources_done.is_set() and drained:
                 if not self.idle.is_set():
                     self._writer_leads(self._pipeline.open_leads())
@@ -295,25 +262,6 @@ class IngestWorker(ReloadsStateVessels):
                     self.idle.set()
                 self._stop.wait(0.2)
         self._drain_on_stop()
-
-    def _take_batch(self) -> list[RawLine]:
-        urgent: list[RawLine] = []
-        with contextlib.suppress(queue.Empty):
-            while len(urgent) < _BATCH:
-                urgent.append(self._urgent.get_nowait())
-        if urgent:
-            return urgent  # processed alone, ahead of the traffic queued before them
-        try:
-            first = self._queue.get(timeout=0.05)
-        except queue.Empty:
-            return []
-        batch = [first]
-        while len(batch) < _BATCH:
-            try:
-                batch.append(self._queue.get_nowait())
-            except queue.Empty:
-                break
-        return batch
 
     def _process(self, batch: Iterable[RawLine]) -> None:
         lines = list(batch)
@@ -399,13 +347,7 @@ class IngestWorker(ReloadsStateVessels):
         log.info("zone index rebuilt with %d zones", len(zones))
 
     def _drain_on_stop(self) -> None:
-        rest: list[RawLine] = []
-        with contextlib.suppress(queue.Empty):
-            while True:
-                rest.append(self._urgent.get_nowait())
-        with contextlib.suppress(queue.Empty):
-            while True:
-                rest.append(self._queue.get_nowait())
+        rest = self._intake.take_rest()
         if rest:
             self._process(rest)
         self._writer_leads(self._pipeline.open_leads())
@@ -436,7 +378,7 @@ class IngestWorker(ReloadsStateVessels):
             out[f"shed_{reason}"] = n
         out["lines_processed"] = self._lines
         out["leads_raised"] = len(self._seen_leads)
-        out["source_errors"] = self._source_errors
+        out["source_errors"] = self._intake.source_errors
         return out
 
     def _save_counters(self) -> None:

@@ -16,6 +16,9 @@ service/spool.py) and marked written once the database has committed it; a new w
 the same directory first re-queues whatever a killed predecessor had not written, so no
 accepted position or lead is lost to a kill either (the store's idempotence makes the
 replay exactly-once in the database).
+
+Two of its concerns are mixins of their own, each read alone: the journal's bookkeeping
+(service/runtime/journaling.py) and a batch the store refuses (service/runtime/refusals.py).
 """
 
 from __future__ import annotations
@@ -24,20 +27,20 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from vigia.alerts.identity.history import HistoryOut
 from vigia.alerts.lead import Lead
 from vigia.ingest.errors import VigiaError
 from vigia.ingest.records import Position, VesselInfo
 from vigia.service.db.protocol import Repository
-from vigia.service.errors import StoreUnavailableError
-from vigia.service.runtime.spool import Spool, SpoolError
+from vigia.service.runtime.journaling import Journaling
+from vigia.service.runtime.refusals import IsolatesRefusals, Transient
+from vigia.service.runtime.spool import Spool
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 Static = tuple[list[VesselInfo], HistoryOut]  # vessels and their identity history
 
 
@@ -56,11 +59,7 @@ class WriterClosedError(VigiaError):
     code = "writer-closed"
 
 
-class _Transient(Exception):
-    """The database is unreachable: keep the batch and retry later."""
-
-
-class BufferedWriter:
+class BufferedWriter(Journaling, IsolatesRefusals):
     """Batches positions, vessels and leads into a Repository from a background thread."""
 
     def __init__(
@@ -154,21 +153,6 @@ class BufferedWriter:
                 "spool %s: re-queued %d records, skipped %d torn or unreadable",
                 spool.path, n, self._torn,
             )  # fmt: skip
-
-    def _journal(self, kind: str, items: Sequence[Any]) -> int | None:
-        """Append to the spool (under the lock, so seq order is buffer order)."""
-        if self._spool is None or not items:
-            return None
-        try:
-            seq = self._spool.append(kind, items)
-        except (OSError, SpoolError) as exc:
-            # a full or broken disk must not stop ingest: keep the data in memory only
-            self._counts["spool_errors"] += 1
-            self._last_error = f"spool: {exc}"
-            log.error("could not journal %d %s: %s", len(items), kind, exc)
-            return None
-        self._outstanding.append(seq)
-        return seq
 
     # submission (called by the worker)
     def submit_positions(self, positions: Sequence[Position], *, wait_s: float = 0.0) -> int:
@@ -346,7 +330,7 @@ class BufferedWriter:
                 history = self._hist_flight
             try:
                 self._write(leads, (vessels, history), positions)
-            except _Transient as exc:
+            except Transient as exc:
                 with self._cond:
                     self._counts["retries"] += 1
                     self._last_error = str(exc)
@@ -391,56 +375,3 @@ class BufferedWriter:
                 mark = self._finish(self._pos_flight_seqs)
                 self._pos_flight_seqs = []
             self._mark(mark)
-
-    def _write_static(self, vessels: list[VesselInfo], history: HistoryOut) -> None:
-        # one transaction; refused (the store not away): each part alone, a bad row alone
-        try:
-            return self._repo.upsert_vessels(vessels, history)
-        except StoreUnavailableError as exc:
-            raise _Transient(str(exc)) from exc
-        except Exception as exc:
-            if not self._repo.ping():
-                raise _Transient(str(exc)) from exc
-        self._isolate(vessels, self._repo.upsert_vessels)
-        self._isolate([history], lambda h: self._repo.upsert_vessels([], h[0]))
-
-    def _finish(self, seqs: list[int]) -> int | None:
-        """Note ``seqs`` as written; the new journal watermark if it moved. Holds the lock."""
-        if not seqs:
-            return None
-        self._done.update(seqs)
-        mark = None
-        while self._outstanding and self._outstanding[0] in self._done:
-            mark = self._outstanding.popleft()
-            self._done.discard(mark)
-        return mark
-
-    def _mark(self, mark: int | None) -> None:
-        # outside the writer's lock: only this thread marks, so marks only grow
-        if mark is None or self._spool is None:
-            return
-        try:
-            self._spool.mark_written(mark)
-        except OSError as exc:
-            # the worst outcome is a larger replay after a restart
-            log.warning("could not mark the spool written to %d: %s", mark, exc)
-
-    def _isolate(self, items: list[T], write: Callable[[list[T]], Any]) -> int:
-        """Write ``items``; on an error that is not the database being away, halve the
-        batch until the offending item is found and reject only it."""
-        try:
-            result = write(items)
-        except StoreUnavailableError as exc:
-            raise _Transient(str(exc)) from exc
-        except Exception as exc:
-            if not self._repo.ping():
-                raise _Transient(str(exc)) from exc
-            if len(items) == 1:
-                log.error("store refused %r: %s", items[0], exc)
-                with self._cond:
-                    self._counts["rejected"] += 1
-                    self._last_error = f"rejected: {exc}"
-                return 0
-            mid = len(items) // 2
-            return self._isolate(items[:mid], write) + self._isolate(items[mid:], write)
-        return int(result) if isinstance(result, int) else len(items)

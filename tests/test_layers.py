@@ -66,12 +66,13 @@ def test_imports_use_the_installed_names() -> None:
 
 
 def test_modules_stay_readable_in_one_sitting() -> None:
-    """Every module stays under about 400 lines."""
+    """Every module stays under about 400 lines (420 at most: a module of one concern
+    may run a little over; past that it holds two, and is split by concern)."""
     long = []
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
             n = len(path.read_text().splitlines())
-            if n > 450:
+            if n > 420:
                 long.append(f"{path.relative_to(ROOT)}: {n} lines")
     assert not long, "\n".join(long)
 

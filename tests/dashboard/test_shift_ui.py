@@ -182,6 +182,9 @@ def test_a_shift_assigns_moves_and_shares_a_lead_in_portuguese(
 
     row = page.locator("#lead-list li", has_text="TESTE TURNO")
     row.locator("button").click()
+    # this lead's detail, not the beacon's still on screen (whose #assign form is there
+    # already: a form replaced under the test's hand assigned the wrong officer)
+    page.locator("#lead-detail h3", has_text="TESTE TURNO").wait_for(timeout=10_000)
     page.locator("#assign").wait_for()
     lead_id = str(row.get_attribute("data-id"))
     assert page.url.endswith(f"#/lead/{lead_id}")

@@ -24,6 +24,8 @@ def _open(service: Service, watched: Watched, mmsi: int, name: str) -> tuple[Any
     row = watched.page.locator("#lead-list li", has_text=name)
     row.wait_for(timeout=5000)
     row.locator("button").click()
+    # this lead's own detail (another's, still on screen, has a #workflow form too)
+    watched.page.locator("#lead-detail h3", has_text=name).wait_for(timeout=10_000)
     watched.page.locator("#workflow").wait_for()
     lead_id = row.get_attribute("data-id")
     assert lead_id
@@ -163,6 +165,7 @@ def test_a_pollution_lead_goes_from_new_to_judged_from_the_page(
     raised = _audit(page, DAY1)
     lead_id = str(raised.get_attribute("data-lead"))
     raised.locator("button").click()
+    page.locator("#lead-detail h3", has_text="TEST POLUICAO").wait_for(timeout=10_000)
     page.locator("#workflow").wait_for()
     _move(page, service, lead_id, "triaged", {"seat_state": "RJ"})
     assert service.get(f"/leads/{lead_id}")["regime"] == "pollution"

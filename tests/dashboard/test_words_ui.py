@@ -36,6 +36,8 @@ def _lead(service: Service, watched: Watched, mmsi: int, name: str) -> str:
     row = watched.page.locator("#lead-list li", has_text=name)
     row.wait_for(timeout=5000)
     row.locator("button").click()
+    # this lead's own detail (another's, still on screen, has a #workflow form too)
+    watched.page.locator("#lead-detail h3", has_text=name).wait_for(timeout=10_000)
     watched.page.locator("#workflow").wait_for()
     return str(row.get_attribute("data-id"))
 

@@ -27,8 +27,10 @@ from sqlalchemy import (
     Index,
     Integer,
     Text,
+    and_,
     delete,
     func,
+    or_,
     select,
     tuple_,
 )
@@ -173,15 +175,22 @@ class StaticStore:
                 conn.execute(stmt, [vessel_row(v) for v in newest.values()])
             write_history(conn, self._pg, history)
 
-    def identity_history(self, mmsi: int, limit: int) -> IdentityHistory:
-        """The vessel's stored changes, newest first (at most ``limit``), how many are
-        stored, and the days whose changes were not all kept."""
+    def identity_history(
+        self, mmsi: int, limit: int, before: tuple[float, str] | None = None
+    ) -> IdentityHistory:
+        """The vessel's stored changes, newest first (at most ``limit``; after the
+        change ``before`` (t, field) in that order when given), how many are stored,
+        and the days whose changes were not all kept."""
         q = (
             select(_H.t, _H.field, _H.before, _H.after, _H.msg_type, _H.source)
             .where(_H.mmsi == mmsi)
             .order_by(_H.t.desc(), _H.field)
             .limit(limit)
         )
+        if before is not None:
+            # the primary key (mmsi, t, field) orders every change: a keyset page
+            bt, bf = before
+            q = q.where(or_(_H.t < bt, and_(_H.t == bt, _H.field > bf)))
         kept_q = select(_H.day, func.count()).where(_H.mmsi == mmsi).group_by(_H.day)
         days_q = select(_D.day, _D.changes).where(_D.mmsi == mmsi).order_by(_D.day)
         with self._tx() as conn:

@@ -129,8 +129,11 @@ class Repository(Protocol):
         """Insert or update the latest static data per MMSI and, in the same
         transaction, the identity history the pipeline handed out with it."""
 
-    def identity_history(self, mmsi: int, limit: int) -> IdentityHistory:
-        """One vessel's stored identity history (see :class:`IdentityHistory`)."""
+    def identity_history(
+        self, mmsi: int, limit: int, before: tuple[float, str] | None = None
+    ) -> IdentityHistory:
+        """One vessel's stored identity history (see :class:`IdentityHistory`), from
+        the change after ``before`` (t, field) in its order when given (a keyset page)."""
 
     def add_positions(self, positions: Sequence[Position]) -> int:
         """Store a batch of positions in one round trip or few; returns rows written."""

@@ -103,6 +103,48 @@ def test_the_history_is_limited_and_says_what_a_day_did_not_keep(loaded: Api) ->
         assert got.status_code == 422, bad
 
 
+def test_the_history_pages_past_its_newest_by_keyset(loaded: Api) -> None:
+    """BUSY's 50 kept changes, 20 a page: 20, 20 and 10, each older than the page before,
+    together the 50 of one read, and no cursor after the last; BR's two changes of one
+    report (11:00, callsign then name) are split between pages at the bound."""
+
+    def pages(mmsi: int, limit: int) -> list[list[dict]]:  # type: ignore[type-arg]
+        out, before = [], ""
+        while True:
+            q = f"/vessels/{mmsi}/identity?limit={limit}" + (f"&before={before}" if before else "")
+            body = loaded.client.get(q, headers=loaded.h("viewer")).json()
+            out.append(body["history"])
+            before = body["history_next"]
+            if before is None:
+                return out
+            assert len(out) < 10
+
+    busy = pages(BUSY, 20)
+    assert [len(p) for p in busy] == [20, 20, 10]
+    assert [c for p in busy for c in p] == _get(loaded, BUSY)["history"]
+    # the oldest kept: N0 -> N1 at 12:00:00, the day's first
+    assert (busy[-1][-1]["t"], busy[-1][-1]["after"]) == ("2024-03-01T12:00:00Z", "N1")
+    br = pages(BR, 2)  # length_m 11:30 | callsign 11:00, name 11:00: the same t split
+    assert [[(c["t"][11:16], c["field"]) for c in p] for p in br] == [
+        [("11:30", "length_m"), ("11:00", "callsign")],
+        [("11:00", "name")],
+    ]
+    assert pages(BR, 3) == [_get(loaded, BR)["history"]]  # exactly one page: no cursor
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "x",
+        "eyJzIjoibmV3ZXN0IiwidCI6MTcwOTI5NDQwMC4wLCJpZCI6IkwtMSJ9",  # a lead list's
+        "eyJzIjoiaGlzdG9yeSIsInQiOiJub3cifQ",  # {"s":"history","t":"now"}
+    ],
+)
+def test_a_cursor_it_did_not_write_is_a_400(loaded: Api, cursor: str) -> None:
+    r = loaded.client.get(f"/vessels/{BR}/identity?before={cursor}", headers=loaded.h("viewer"))
+    assert r.status_code == 400, r.text
+
+
 def test_a_key_of_another_authority_sees_the_history_not_the_leads(loaded: Api) -> None:
     key = new_api_key()
     loaded.repo.add_api_key("other-office", "viewer", hash_key(key), "CP-TESTE-Outra")

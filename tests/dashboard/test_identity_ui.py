@@ -19,6 +19,8 @@ pytestmark = pytest.mark.slow
 
 T0 = 1_767_261_600.0  # 2026-01-01T10:00:00Z
 RENAMED, STEADY = 710_000_901, 710_000_902
+#: renamed 30 times on 31 Dec and 30 times on 1 Jan: 60 changes, past the panel's 50
+MANY = 710_000_903
 
 
 def _lines() -> list[str]:
@@ -34,8 +36,13 @@ def _lines() -> list[str]:
         *static(STEADY, T0, "FIRME", 9074729),
         *static(STEADY, T0 + 600, "FIRME", 9074729),
     ]
-    for mmsi, lon in ((RENAMED, -42.0), (STEADY, -41.9)):
-        fixes = aisgen.run(lon, -23.5, course=90, sog_kn=8, t0=T0, dt_s=60, n=30)
+    for day in (T0 - 86_400.0, T0):
+        out += [
+            x for i in range(31) for x in static(MANY, day + 60.0 * i, f"M{day:.0f}-{i}", 9074729)
+        ]
+    for mmsi, lon, t0 in ((RENAMED, -42.0, T0), (STEADY, -41.9, T0), (MANY, -41.8, T0 - 86_400.0),
+                          (MANY, -41.8, T0)):  # fmt: skip
+        fixes = aisgen.run(lon, -23.5, course=90, sog_kn=8, t0=t0, dt_s=60, n=30)
         out += list(aisgen.lines_for(mmsi, fixes))
     return [s for _, s in sorted(out, key=lambda x: x[0])]
 
@@ -47,7 +54,8 @@ def renamed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         assert svc.feed is not None
         svc.feed.send(_lines())
         deadline = time.monotonic() + 60
-        while svc.get(f"/vessels/{RENAMED}/identity")["history_total"] < 3:
+        while (svc.get(f"/vessels/{RENAMED}/identity")["history_total"] < 3
+               or svc.get(f"/vessels/{MANY}/identity")["history_total"] < 61):  # fmt: skip
             assert time.monotonic() < deadline, "the changes were never stored"
             time.sleep(0.1)
         yield svc
@@ -106,4 +114,33 @@ def test_a_vessel_that_never_changed_says_so_in_both_languages(
     assert box.locator("h4").inner_text() == "Identity history"
     assert box.locator("tbody tr td:nth-child(2)").all_inner_texts() == ["IMO", "IMO", "name"]
     assert "9074728: check digit fails" in box.inner_text()
+    assert not watched.errors
+
+
+def test_older_changes_come_a_page_at_a_time(renamed: Service, watched: Watched) -> None:
+    watched.sign_in(renamed, "viewer")
+    _open(watched, renamed, MANY)
+    box = watched.page.locator("#vessel-out .identity")
+    total = renamed.get(f"/vessels/{MANY}/identity")["history_total"]
+    assert box.locator("tbody tr").count() == 50
+    assert box.locator(".count").inner_text() == f"e mais {total - 50} alterações anteriores"
+    box.locator("button").scroll_into_view_if_needed()
+    watched.shot("identity-history-older")
+    box.locator("button", has_text="Mostrar alterações anteriores").click()
+    watched.page.wait_for_function(
+        f"document.querySelectorAll('#vessel-out .identity tbody tr').length === {total}"
+    )
+    # newest first throughout, the page's join included: the oldest is 31 Dec's first
+    times = box.locator("tbody tr time").evaluate_all(
+        "ts => ts.map(t => t.getAttribute('datetime'))"
+    )
+    assert times == sorted(times, reverse=True) and len(set(times)) == total
+    assert (
+        box.locator("tbody tr")
+        .last.locator("td")
+        .last.inner_text()
+        .startswith(f"M{T0 - 86_400.0:.0f}-0 → ")
+    )
+    assert box.locator(".count").inner_text() == ""  # nothing older left
+    assert not box.locator("button", has_text="Mostrar alterações anteriores").is_visible()
     assert not watched.errors

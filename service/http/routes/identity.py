@@ -17,6 +17,7 @@ from vigia.ingest.records import device_class, iso_utc
 from vigia.service.db.protocol import LeadQuery, Repository, Scope
 from vigia.service.http.deps import get_repository, require_scope
 from vigia.service.http.problems import problem_responses
+from vigia.service.http.routes.paging import decode_history_cursor, encode_history_cursor
 from vigia.service.http.routes.params import Mmsi
 from vigia.service.http.routes.vessels import vessel_json
 
@@ -58,6 +59,7 @@ EXAMPLE: dict[str, Any] = {
     ],
     "history_total": 2,
     "history_limit": 100,
+    "history_next": None,
     "history_day_cap": DAY_CAP,
     "history_not_kept": [],
     "leads": [
@@ -92,6 +94,10 @@ def identity(
     limit: Annotated[
         int, Query(ge=1, le=HISTORY_MAX, description="changes of the history listed at most")
     ] = 100,
+    before: Annotated[
+        str | None,
+        Query(max_length=300, description="the `history_next` of the page before: older changes"),
+    ] = None,
 ) -> dict[str, Any]:
     """The MMSI's ITU-R M.585 form and MID, the checks on the latest static data, its
     identity history (changes of name, call sign, IMO, ship type, length or beam, and an
@@ -103,7 +109,10 @@ def identity(
     mid, iso = country(mmsi)
     info = repo.get_vessel(mmsi)
     imo = info.imo if info is not None and info.imo else None
-    history = repo.identity_history(mmsi, limit)
+    after = decode_history_cursor(before)
+    history = repo.identity_history(mmsi, limit + 1, after)  # one more: is there a next?
+    changes = history.changes[:limit]
+    last = changes[-1] if len(history.changes) > limit else None
     leads, _ = repo.list_leads(LeadQuery(mmsi=mmsi), LEADS_LIMIT, scope=scope)
     return {
         "mmsi": mmsi,
@@ -117,9 +126,11 @@ def identity(
             "imo_check_digit": None if imo is None else imo_valid(imo),
             "callsign_flag": flag_conflict(mmsi, info.callsign if info else None),
         },
-        "history": [c.to_json() for c in history.changes],
+        "history": [c.to_json() for c in changes],
         "history_total": history.total,
         "history_limit": limit,
+        # keyset paging past the newest changes (null on the oldest page)
+        "history_next": None if last is None else encode_history_cursor(last.t, last.field),
         "history_day_cap": DAY_CAP,
         "history_not_kept": [
             {"day": day_text(day), "changes": n, "kept": kept} for day, n, kept in history.not_kept

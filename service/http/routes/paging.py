@@ -38,20 +38,13 @@ Cursor = Annotated[
 ]
 
 
-def encode_cursor(key: LeadKey, sort: str) -> str:
-    """``key`` in the order ``sort`` as an opaque cursor."""
-    body: dict[str, Any] = {"s": sort, "t": key.started_at, "id": key.id}
-    if sort == "due":
-        body["d"] = key.due_on
+def _pack(body: dict[str, Any]) -> str:
     raw = json.dumps(body, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(text: str | None, sort: str) -> LeadKey | None:
-    """The key a cursor names (None: no cursor); CursorInvalidError if it is not one the
-    server wrote for the order ``sort``."""
-    if text is None or text == "":
-        return None
+def _unpack(text: str, sort: str) -> dict[str, Any]:
+    """A cursor's body, if it is one the server wrote for the order ``sort``."""
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         body = json.loads(raw)
@@ -59,13 +52,32 @@ def decode_cursor(text: str | None, sort: str) -> LeadKey | None:
         raise CursorInvalidError("the cursor is not one this server wrote") from None
     if not isinstance(body, dict) or body.get("s") != sort:
         raise CursorInvalidError(f"the cursor is not one of the {sort!r} order's pages")
+    return body
+
+
+def _finite(t: Any) -> bool:
+    return isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t)
+
+
+def encode_cursor(key: LeadKey, sort: str) -> str:
+    """``key`` in the order ``sort`` as an opaque cursor."""
+    body: dict[str, Any] = {"s": sort, "t": key.started_at, "id": key.id}
+    if sort == "due":
+        body["d"] = key.due_on
+    return _pack(body)
+
+
+def decode_cursor(text: str | None, sort: str) -> LeadKey | None:
+    """The key a cursor names (None: no cursor); CursorInvalidError if it is not one the
+    server wrote for the order ``sort``."""
+    if text is None or text == "":
+        return None
+    body = _unpack(text, sort)
     t, lead_id, due = body.get("t"), body.get("id"), body.get("d")
     keys = {"s", "t", "id", "d"} if sort == "due" else {"s", "t", "id"}
     ok = (
         set(body) == keys
-        and isinstance(t, int | float)
-        and not isinstance(t, bool)
-        and math.isfinite(t)
+        and _finite(t)
         and isinstance(lead_id, str)
         and 0 < len(lead_id) <= 200
         and (due is None or (isinstance(due, str) and _DATE.fullmatch(due) is not None))
@@ -114,3 +126,30 @@ def cursor_links(
         href = _link(request, True, offset=max(0, offset - limit), limit=limit)
         links.append({"rel": "prev", "href": href, "type": media_type})
     return links
+
+
+#: a vessel's identity history, newest first: its cursor's order
+HISTORY = "history"
+
+
+def encode_history_cursor(t: float, field: str) -> str:
+    """The change (``t``, ``field``) of an identity history as an opaque cursor."""
+    return _pack({"s": HISTORY, "t": t, "f": field})
+
+
+def decode_history_cursor(text: str | None) -> tuple[float, str] | None:
+    """The change a history cursor names (None: no cursor); CursorInvalidError if it is
+    not one the server wrote for a history."""
+    if text is None or text == "":
+        return None
+    body = _unpack(text, HISTORY)
+    t, field = body.get("t"), body.get("f")
+    if (
+        set(body) != {"s", "t", "f"}
+        or not isinstance(t, int | float)
+        or not _finite(t)
+        or not isinstance(field, str)
+        or not 0 < len(field) <= 40
+    ):
+        raise CursorInvalidError("the cursor is not one this server wrote")
+    return float(t), field

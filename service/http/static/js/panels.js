@@ -55,7 +55,8 @@ export class VesselPanel {
       } else {
         const p = document.createElement("p"); p.textContent = t("vessel.none"); this.out.append(p);
       }
-      this.out.append(identityHistory(ident));
+      this.out.append(identityHistory(ident, (before) =>
+        api(`/vessels/${mmsi}/identity?${qs({ limit: 50, before })}`)));
       const line = track.features.find((x) => x.geometry.type === "LineString");
       const p = document.createElement("p");
       p.textContent = `${t("vessel.track")}: ${tn("vessel.points", track.features.length - (line ? 1 : 0))}`;

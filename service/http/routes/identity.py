@@ -84,7 +84,7 @@ EXAMPLE: dict[str, Any] = {
     summary="A vessel's identity and its history",
     responses={
         200: {"content": {"application/json": {"example": EXAMPLE}}},
-        **problem_responses(401, 403, 422),
+        **problem_responses(400, 401, 403, 422),
     },
 )
 def identity(

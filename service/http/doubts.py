@@ -16,26 +16,17 @@ from vigia.alerts.lead import Lead
 from vigia.ingest.records import iso_utc
 from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery, Repository, Scope
 
-#: degrees about a lead's closest point searched for an event's spot: an event's ships
-#: lie within its spread of the spot, tens of kilometres at most
-_NEAR_DEG = 1.0
-#: events (and, for an event, ships) looked at per read: a jammed sea may hold hundreds
+#: ships of an event looked at for its victims: a jammed sea may hold hundreds
 _MAX = 100
-#: events looked at for a page of the list (newest first): the page's time span
+#: events looked at for a lead, or a page of the list (newest first): its time span
 _MAX_PAGE = 1_000
 
 
 def interference_doubts(repo: Repository, lead: Lead) -> list[dict[str, Any]]:
     """The interference events that moved ``lead``'s vessel to where the lead lies (all
-    authorities': the doubt is about the position, whoever's the event is)."""
-    if lead.rule.startswith("ID-"):
-        return []
-    lo, hi = window(lead)
-    x, y = lead.closest_lon, lead.closest_lat
-    box = (x - _NEAR_DEG, y - _NEAR_DEG, x + _NEAR_DEG, y + _NEAR_DEG)
-    q = LeadQuery(rule=RULE, start=lo, end=hi, bbox=box, include_silenced=True)
-    events, _ = repo.list_leads(q, _MAX, scope=EVERY_AUTHORITY)
-    return doubts(lead, events)
+    authorities': the doubt is about the position, whoever's the event is); the same
+    read as a list page's, so the list and the detail never disagree."""
+    return page_doubts(repo, [lead])[0]
 
 
 def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[dict[str, Any]]:

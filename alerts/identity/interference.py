@@ -53,7 +53,7 @@ from typing import Any
 
 from vigia.alerts.eras import Eras
 from vigia.alerts.identity.circles import CircleWatch
-from vigia.alerts.identity.pending import BUCKET_S, Pending, bucket_of, bucket_start
+from vigia.alerts.identity.pending import Pending, bucket_end, bucket_start
 from vigia.alerts.identity.segments import MAX_KN
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.alerts.tracking import KN, metres
@@ -220,7 +220,7 @@ class InterferenceWatch:
             if not final:
                 # a bucket settles whole, once its end is behind the bound (pending.py)
                 lim = clock(t, now) - self.lateness_s
-                if not (bucket_of(t) + 1) * BUCKET_S <= lim:
+                if not bucket_end(t) <= lim:
                     if t < self._eras.floor:
                         aside.append(heapq.heappop(heap))
                         continue
@@ -241,7 +241,7 @@ class InterferenceWatch:
         # a settled fix is never followed by an earlier one (jumps stay in time order)
         # (nor by another of its bucket: the bucket of a settled fix is closed)
         if self._hi > -math.inf:
-            self._bound = max(self._bound, (bucket_of(self._hi) + 1) * BUCKET_S)
+            self._bound = max(self._bound, bucket_end(self._hi))
         if self._bound - self._swept >= _SWEEP_S:
             self._swept = self._bound
             old = self._bound - FORGET_S  # no later fix can jump from these

@@ -1,9 +1,9 @@
 """The fixes the interference watch holds until they settle, thinned and packed.
 
 Every fix of the lateness window (two hours) waits before it settles, so this is the
-watch's memory: 105 bytes a fix as a heap of tuples, 1.5 GB at a national feed's 2,000
-positions a second. Two measures bring it down, neither changing what arrives in which
-order after settling:
+watch's memory: about 150 bytes a fix as a heap of tuples, 2.2 GB at a national feed's
+2,000 positions a second (``benchmarks/watch_memory.py``'s baseline). Two measures
+bring it down, neither changing what arrives in which order after settling:
 
 - **Thinned, as the encounter watch's tracks are** (alerts/encounters/tracks.py): a
   vessel keeps the first and the last fix of each ``BUCKET_S`` (30 s) of its track, by
@@ -37,6 +37,11 @@ def bucket_of(t: float) -> int:
     if t >= (b + 1) * BUCKET_S:
         return b + 1
     return b
+
+
+def bucket_end(t: float) -> float:
+    """The end of the bucket of ``t`` (the start of the next)."""
+    return (bucket_of(t) + 1) * BUCKET_S
 
 
 def bucket_start(t: float) -> float:

@@ -29,6 +29,11 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import metres
 
 
+def moved(event: Lead) -> set[int]:
+    """The MMSIs an ``ID-INTERFERENCE`` lead names as jumping."""
+    return {v["mmsi"] for v in event.details.get("vessels", ())}
+
+
 def window(lead: Lead) -> tuple[float, float]:
     """The times an event must span to name ``lead``'s vessel: (its jump no earlier than
     a day before the lead starts, nor later than 30 s after)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from vigia.alerts.identity.interference import RULE
-from vigia.alerts.identity.victims import doubts, window
+from vigia.alerts.identity.victims import doubts, moved, window
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import iso_utc
 from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery, Repository, Scope
@@ -35,7 +35,7 @@ def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[di
     if event.rule != RULE:
         return []
     out: list[dict[str, Any]] = []
-    for mmsi in sorted({v["mmsi"] for v in event.details.get("vessels", ())})[:_MAX]:
+    for mmsi in sorted(moved(event))[:_MAX]:
         q = LeadQuery(mmsi=mmsi, start=event.started_at - 60.0, include_silenced=True)
         leads, _ = repo.list_leads(q, _MAX, scope=scope)
         out += [
@@ -59,6 +59,6 @@ def page_doubts(repo: Repository, leads: list[Lead]) -> list[list[dict[str, Any]
     events, _ = repo.list_leads(q, _MAX_PAGE, scope=EVERY_AUTHORITY)
     by_mmsi: dict[int, list[Lead]] = {}
     for e in events:
-        for mmsi in {v["mmsi"] for v in e.details.get("vessels", ())}:
+        for mmsi in moved(e):
             by_mmsi.setdefault(mmsi, []).append(e)
     return [doubts(x, by_mmsi.get(x.mmsi, ())) for x in leads]

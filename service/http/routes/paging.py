@@ -16,7 +16,7 @@ import binascii
 import json
 import math
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeGuard
 from urllib.parse import quote
 
 from fastapi import Query, Request
@@ -55,7 +55,7 @@ def _unpack(text: str, sort: str) -> dict[str, Any]:
     return body
 
 
-def _finite(t: Any) -> bool:
+def _finite(t: Any) -> TypeGuard[int | float]:
     return isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t)
 
 
@@ -146,7 +146,6 @@ def decode_history_cursor(text: str | None) -> tuple[float, str] | None:
     t, field = body.get("t"), body.get("f")
     if (
         set(body) != {"s", "t", "f"}
-        or not isinstance(t, int | float)
         or not _finite(t)
         or not isinstance(field, str)
         or not 0 < len(field) <= 40

@@ -14,7 +14,7 @@ from vigia.alerts.identity.interference import RULE
 from vigia.alerts.identity.victims import doubts, moved, window
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import iso_utc
-from vigia.service.db.protocol import EVERY_AUTHORITY, LeadQuery, Repository, Scope
+from vigia.service.db.protocol import LeadQuery, Repository, Scope
 
 #: ships of an event looked at for its victims: a jammed sea may hold hundreds
 _MAX = 100
@@ -22,11 +22,11 @@ _MAX = 100
 _MAX_PAGE = 1_000
 
 
-def interference_doubts(repo: Repository, lead: Lead) -> list[dict[str, Any]]:
-    """The interference events that moved ``lead``'s vessel to where the lead lies (all
-    authorities': the doubt is about the position, whoever's the event is); the same
+def interference_doubts(repo: Repository, lead: Lead, scope: Scope) -> list[dict[str, Any]]:
+    """The interference events in ``scope`` that moved ``lead``'s vessel to where the
+    lead lies (an event is routed by its spot, so it is the victim's office's); the same
     read as a list page's, so the list and the detail never disagree."""
-    return page_doubts(repo, [lead])[0]
+    return page_doubts(repo, [lead], scope)[0]
 
 
 def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[dict[str, Any]]:
@@ -47,7 +47,7 @@ def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[di
     return sorted(out, key=lambda v: (v["started_at"], v["lead_id"]))
 
 
-def page_doubts(repo: Repository, leads: list[Lead]) -> list[list[dict[str, Any]]]:
+def page_doubts(repo: Repository, leads: list[Lead], scope: Scope) -> list[list[dict[str, Any]]]:
     """``interference_doubts`` for each lead of a list page, in one read of the events
     spanning the page (the newest ``_MAX_PAGE``), matched by MMSI."""
     judged = [x for x in leads if not x.rule.startswith("ID-")]
@@ -56,7 +56,7 @@ def page_doubts(repo: Repository, leads: list[Lead]) -> list[list[dict[str, Any]
     spans = [window(x) for x in judged]
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
     q = LeadQuery(rule=RULE, start=lo, end=hi, include_silenced=True)
-    events, _ = repo.list_leads(q, _MAX_PAGE, scope=EVERY_AUTHORITY)
+    events, _ = repo.list_leads(q, _MAX_PAGE, scope=scope)
     by_mmsi: dict[int, list[Lead]] = {}
     for e in events:
         for mmsi in moved(e):

@@ -22,6 +22,8 @@ from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
 from vigia.ingest.records import Position, iso_utc
 from vigia.ingest.registry import VesselRegistry
+from vigia.service.http.app import new_api_key
+from vigia.service.http.deps import hash_key
 
 pytestmark = pytest.mark.postgis
 BASE = (-43.1712, -22.8978)  # a naval installation in Guanabara Bay
@@ -148,3 +150,20 @@ def test_another_ship_or_an_identity_lead_is_never_doubted() -> None:
     e = [_event(JUMPS[0], SPOOFED[0])]
     assert doubts(_lead(JUMPS[0], SPOOFED[0], mmsi=SHIPS[1]), e) == []
     assert doubts(_lead(JUMPS[0], SPOOFED[0], rule="ID-MMSI-SHARED"), e) == []
+
+
+def test_a_key_of_one_office_is_told_only_of_its_own_events(api: Api) -> None:
+    """The victim's lead is office A's, the event office B's: A's key sees its lead
+    undoubted and B's event never named, on the list and in the detail; a key of every
+    office sees the link."""
+    victim, event = _lead(JUMPS[0], SPOOFED[0]), _event(JUMPS[0], SPOOFED[0])
+    victim.id, victim.authority, event.authority = "victim", "CP-TESTE-A", "CP-TESTE-B"
+    api.repo.upsert_leads([victim, event])
+    key = new_api_key()
+    api.repo.add_api_key("office-a", "viewer", hash_key(key), "CP-TESTE-A")
+    for headers, marked in (({"X-API-Key": key}, False), (api.h("viewer"), True)):
+        detail = api.client.get("/leads/victim", headers=headers).json()
+        listed = api.client.get("/leads", headers=headers).json()["leads"]
+        (row,) = [x for x in listed if x["id"] == "victim"]
+        assert bool(detail["interference"]) is marked
+        assert ("interference" in row) is marked

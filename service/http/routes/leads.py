@@ -226,7 +226,7 @@ def list_leads(
     page = repo.page_leads(query, size, scope=scope, after=after, offset=offset)
     items = [lead.to_json() for lead in page.leads]
     # a lead GNSS interference put where it is says so on the list too (issue 34)
-    for item, marks in zip(items, page_doubts(repo, page.leads), strict=True):
+    for item, marks in zip(items, page_doubts(repo, page.leads, scope), strict=True):
         if marks:
             item["interference"] = marks
     return {

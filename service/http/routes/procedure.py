@@ -291,7 +291,7 @@ def case_json(repo: Repository, lead: Lead, scope: Scope) -> dict[str, Any]:
     out["history"] = repo.lead_history(lead.id, scope)
     # GNSS interference that moved the vessel to where the lead lies (issue 34), and for
     # an interference event the leads it explains: linked when read (service/http/doubts)
-    out["interference"] = interference_doubts(repo, lead)
+    out["interference"] = interference_doubts(repo, lead, scope)
     if lead.rule == INTERFERENCE:
         out["interference_victims"] = interference_victims(repo, lead, scope)
     # the moves the state machine allows now, so a client offers only those (issue 22)

@@ -1118,10 +1118,10 @@ MUTATIONS: tuple[Mutation, ...] = (
     M(
         "identity-brazil-series",
         "alerts/identity/mid.py",
-        '_BRAZIL_SERIES = (("PP", "PY"), ("ZV", "ZZ"))',
-        '_BRAZIL_SERIES = (("PP", "PX"), ("ZV", "ZZ"))',
+        "return self.lo[:2] <= cs[:2] <= self.hi[:2]",
+        "return self.lo[:2] <= cs[:2] < self.hi[:2]",
         ("tests/alerts/test_identity_static.py",),
-        "Brazil's PY call signs taken for another country's",
+        "the last series of a range (Brazil's PY) taken for another country's",
     ),
     M(
         "identity-land-margin",

@@ -30,8 +30,9 @@ under another administration's MID. A Brazilian flag is what earns NORMAM-20 2.1
 and a coastal vessel's lighter regime.
 
 Only a value shaped like an international call sign is judged (three to seven letters
-and digits, a digit in it or four letters): small craft put names, registration numbers
-or "0" in the field, and those say nothing of a flag.
+and digits, a digit in it or four letters, but not a word for "none" nor one letter
+repeated): small craft put names, registration numbers, "0" or "NONE" in the field, and
+those say nothing of a flag.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ MID_FILE = Path(__file__).with_name("mid.csv")
 SERIES_FILE = Path(__file__).with_name("callsign_series.csv")
 BRAZIL_MID = 710
 _CALLSIGN = re.compile(r"[A-Z0-9]{3,7}")
+#: words typed into the call sign field for "none": four letters, so shaped like a call
+#: sign, but a ship's own says nothing of a flag (NO/NU and TE are real series)
+_PLACEHOLDERS = frozenset({"NONE", "NULL", "UNKN", "TEST", "NOCS"})
 
 #: ISO code of a MID's territory -> ISO code of the administration whose call sign series
 #: its ships use (or, for HK, MO, AW, BQ, CW, SX, CK and NU, which hold series of their
@@ -135,6 +139,8 @@ def callsign_shape(callsign: str | None) -> str | None:
     if not _CALLSIGN.fullmatch(cs) or cs.isdigit():
         return None
     if not any(c.isdigit() for c in cs) and len(cs) != 4:
+        return None
+    if cs in _PLACEHOLDERS or len(set(cs)) == 1:  # "NONE", "XXXX", "AAAA"
         return None
     return cs
 

@@ -135,6 +135,14 @@ def test_what_is_never_judged() -> None:
     agree(222_000_001, "3EAB5")
     # values shaped like no call sign
     agree(LR, "MARIA", "0", "AB", "ABCDEFGH")
+    # words for "none" and one letter repeated, four letters like a call sign (NO, NU:
+    # United States; TE: Costa Rica; ZZ: Brazil): a Brazilian or a Liberian ship that
+    # typed them says nothing of its flag
+    for cs in ("NONE", "NULL", "UNKN", "TEST", "XXXX", "ZZZZ", "AAAA"):
+        agree(LR, cs)
+        agree(710_000_001, cs)
+    # a real four-letter call sign still is judged
+    conflict(LR, "NOAB")
 
 
 def test_brazil_wording_kept() -> None:

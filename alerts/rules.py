@@ -60,6 +60,9 @@ CITATIONS: dict[str, str] = {
     # investigative: a track drawn as three or more laps of a near perfect circle,
     # positions generated rather than sailed (the position a ship must transmit truly)
     "ID-CIRCLE": "ITU-R M.1371; IMO Res. A.1106(29)",
+    # investigative: a vessel reporting positions deep inside land, far from any river,
+    # lake or port, for ten minutes or more (spoofed, simulated or a transponder ashore)
+    "ID-ON-LAND": "ITU-R M.1371; IMO Res. A.1106(29)",
 }
 
 # the rule a position inside (or too close to) each kind of zone breaks

@@ -8,11 +8,10 @@ station). Every ``ID-*`` lead on it counts as false, and is listed for the note.
 ``scripts/inject_identity.py`` plants each kind of case on real vessels of the same
 capture, and the run says which were found.
 
-Vigia: the pipeline's rules (``ID-MMSI-SHARED``, ``ID-STATIC-CHANGE``, ``ID-MID-FLAG``)
-and the land candidates of alerts/identity/land.py (2 km inside land, 5+ fixes over 10
-min). Baseline: what a first attempt would flag: any change of name, call sign or IMO
-under one MMSI, any IMO that fails its check digit, any MID no administration holds or
-call sign against Brazil's series, and any single fix on land.
+Vigia: the pipeline's ``ID-*`` rules. Baseline: what a first attempt would flag: any
+change of name, call sign or IMO under one MMSI, any IMO that fails its check digit, any
+MID no administration holds or call sign in another administration's series, and any
+single fix on Natural Earth's land (no rivers, lakes or ports taken out).
 
     .venv/bin/python -m benchmarks.identity [--per-case 5] [--quick]
 """
@@ -28,7 +27,7 @@ import numpy as np
 
 from benchmarks._data import CORPUS, SAMPLE, corpus
 from scripts.inject_identity import CASES, TRUTH, inject
-from vigia.alerts.identity.land import deep_on_land, land_runs
+from vigia.alerts.identity.land import inside_coast
 from vigia.alerts.identity.mid import country, flag_conflict
 from vigia.alerts.identity.static import imo_valid
 from vigia.alerts.lead import Lead
@@ -67,21 +66,13 @@ def vigia_leads(records: Sequence[Record]) -> tuple[list[Lead], float]:
     return [x for x in leads if x.rule.startswith("ID-")], time.perf_counter() - t
 
 
-def land_flags(records: Sequence[Record], sustained: bool) -> set[int]:
-    """MMSIs with a land candidate (a sustained run) or, for the baseline, any fix on
-    land (margin 0)."""
+def land_flags(records: Sequence[Record]) -> set[int]:
+    """MMSIs the baseline flags for any fix on land (margin 0)."""
     pos = [r for r in records if type(r) is Position and r.lon is not None and r.lat is not None]
     lon = np.array([p.lon for p in pos], dtype=np.float64)
     lat = np.array([p.lat for p in pos], dtype=np.float64)
-    deep = deep_on_land(lon, lat) if sustained else deep_on_land(lon, lat, margin_m=1e-3)
-    if not sustained:
-        return {p.mmsi for p, d in zip(pos, deep, strict=True) if d}
-    per: dict[int, tuple[list[float], list[bool]]] = {}
-    for p, d in zip(pos, deep.tolist(), strict=True):
-        ts, ds = per.setdefault(p.mmsi, ([], []))
-        ts.append(p.t)
-        ds.append(d)
-    return {m for m, (ts, ds) in per.items() if land_runs(ts, ds)}
+    on = inside_coast(lon, lat, 1e-3)
+    return {p.mmsi for p, d in zip(pos, on.tolist(), strict=True) if d}
 
 
 def baseline_flags(records: Sequence[Record]) -> set[tuple[int, str]]:
@@ -149,42 +140,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"real traffic: {len(real)} records, {vessels} vessels, {len(files)} files")
 
     leads, secs = vigia_leads(real)
-    land = land_flags(real, sustained=True)
     base = baseline_flags(real)
-    base_land = land_flags(real, sustained=False)
+    base_land = land_flags(real)
     print("\n-- on real traffic (every flag counts as false) --")
     print(f"vigia ID-* leads            {len(leads):5d}  per 100k records "
           f"{_per_100k(len(leads), len(real)):7.1f}  per 1,000 vessel-days "
           f"{len(leads) * 1000 / max(vessels * span_d, 1e-9):9.1f}")  # fmt: skip
     for x in leads:
-        print(f"  {x.rule} {x.mmsi} {x.details.get('events') or x.details.get('max_apart_m')}")
-    print(f"vigia land candidates       {len(land):5d}")
-    for m in sorted(land):
-        p = next(r for r in real if r.mmsi == m and type(r) is Position)
-        print(f"  land {m} at {p.lon:.4f}, {p.lat:.4f}")
+        what = x.details.get("events") or x.details.get("max_apart_m")
+        print(f"  {x.rule} {x.mmsi} at {x.closest_lon:.4f}, {x.closest_lat:.4f} {what or ''}")
     print(f"baseline flags              {len(base) + len(base_land):5d}  per 100k records "
           f"{_per_100k(len(base) + len(base_land), len(real)):7.1f}")  # fmt: skip
     print(f"cost: {secs / max(len(real), 1) * 1e6:.1f} us per record through the pipeline")
 
     planted, plan = inject(real, args.per_case, args.seed, min_fixes=3 if args.quick else 10)
     got, _ = vigia_leads(planted)
-    got_land = land_flags(planted, sustained=True)
     print(f"\n-- planted: {args.per_case} vessels per case, {len(plan)} in all --")
     print(f"{'case':10s} {'truth':18s} {'vigia':>6s} {'baseline':>9s}")
     naive = baseline_flags(planted)
-    naive_land = land_flags(planted, sustained=False)
+    naive_land = land_flags(planted)
     found_v = found_b = 0
     for case in CASES:
         ms = [m for m, c in plan.items() if c == case]
         truth = TRUTH[case]
         found = sum(
             1 for m in ms
-            if (m in got_land if truth == "land" else any(
-                m in named(x) and (truth is None or x.rule == truth) for x in got))
+            if any(m in named(x) and (truth is None or x.rule == truth) for x in got)
         )  # fmt: skip
         flagged = sum(
             1 for m in ms
-            if (m in naive_land if truth == "land" else any(f[0] == m for f in naive))
+            if (m in naive_land if truth == "ID-ON-LAND" else any(f[0] == m for f in naive))
         )  # fmt: skip
         print(f"{case:10s} {truth or 'no lead':18s} {found:4d}/{len(ms)} {flagged:6d}/{len(ms)}")
         if truth is not None:
@@ -195,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"interference leads: {len(events)} (vessels named: "
           f"{sorted(len(named(x)) for x in events)}); cluster ships with a lead of their "
           f"own as well: {len(own)}")  # fmt: skip
-    vigia_flagged = {m for x in got for m in named(x)} | got_land
+    vigia_flagged = {m for x in got for m in named(x)}
     base_flagged = {f[0] for f in naive} | naive_land
     print()
     _show("vigia", vigia_flagged, found_v, plan, len(planted))

@@ -12,9 +12,8 @@ Each case goes on one real vessel of the capture that has static data and 10+ fi
   (truth: ``ID-STATIC-CHANGE``);
 - ``flag``: its static reports carry a Brazilian call sign under its foreign MID
   (truth: ``ID-MID-FLAG``);
-- ``land``: 20 min of its fixes replaced by fixes a minute apart in the city of São
-  Paulo, 60 km inland
-  (truth: a land candidate, alerts/identity/land.py);
+- ``land``: 20 min of its fixes replaced by fixes a minute apart in Brasília, 900 km
+  inland and 20 km from any river (truth: ``ID-ON-LAND``, alerts/identity/land.py);
 - ``cluster``: GNSS interference, three vessels at a time (so ``--per-case`` events take
   three times as many vessels): at one instant each reports where it was 30 s before
   (its nearest fix, retimed), then, 20 s after the one before it, three fixes a minute
@@ -43,19 +42,19 @@ from vigia.alerts.identity.static import imo_valid
 from vigia.ingest.records import Position, Record, StaticData
 
 CASES = ("shared", "alternate", "imo", "flag", "land", "cluster", "circle", "bad_imo", "rename")
-#: the rule each case must raise (None: no lead; "land": a land candidate)
+#: the rule each case must raise (None: no lead)
 TRUTH: dict[str, str | None] = {
     "shared": "ID-MMSI-SHARED",
     "alternate": "ID-STATIC-CHANGE",
     "imo": "ID-STATIC-CHANGE",
     "flag": "ID-MID-FLAG",
-    "land": "land",
+    "land": "ID-ON-LAND",
     "cluster": "ID-INTERFERENCE",
     "circle": "ID-CIRCLE",
     "bad_imo": None,
     "rename": None,
 }
-SAO_PAULO = (-46.63, -23.55)
+BRASILIA = (-47.88, -15.79)
 #: where the planted interference puts its ships (open sea off Cabo Frio)
 SPOT = (-41.5, -23.5)
 CLUSTER = 3
@@ -173,9 +172,7 @@ def _plant(case: str, recs: list[Record], rng: random.Random) -> list[Record]:
         t0, p0 = pos[len(pos) // 3].t, pos[len(pos) // 3]
         kept = [r for r in recs if not (type(r) is Position and t0 <= r.t <= t0 + 1_200.0)]
         spoof = [
-            dataclasses.replace(
-                p0, t=t0 + 60.0 * k, lon=SAO_PAULO[0] + 0.0005 * k, lat=SAO_PAULO[1]
-            )
+            dataclasses.replace(p0, t=t0 + 60.0 * k, lon=BRASILIA[0] + 0.0005 * k, lat=BRASILIA[1])
             for k in range(21)
         ]
         return [*kept, *spoof]

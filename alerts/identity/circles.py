@@ -175,11 +175,7 @@ class CircleWatch:
 
     def finish(self) -> list[Lead]:
         """Every run ended: the input is complete."""
-        for mmsi, run in self._runs.items():
-            self._end(mmsi, run)
-        self._runs.clear()
-        out, self._done = self._done, []
-        return out
+        return self.close(math.inf)
 
     def _end(self, mmsi: int, run: Run) -> None:
         laps = abs(run.turned) / 360.0

@@ -52,7 +52,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from vigia.alerts.eras import Eras
+from vigia.alerts.identity.circles import RULE as CIRCLE_RULE
 from vigia.alerts.identity.circles import CircleWatch
+from vigia.alerts.identity.land import RULE as LAND_RULE
+from vigia.alerts.identity.land import LandWatch
 from vigia.alerts.identity.pending import Pending, bucket_end, bucket_start
 from vigia.alerts.identity.segments import MAX_KN
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
@@ -155,6 +158,7 @@ class InterferenceWatch:
         self._last: dict[int, tuple[float, float, float]] = {}  # mmsi: settled (t, lon, lat)
         self._came: dict[int, tuple[float, float, float]] = {}  # mmsi: its last jump's end
         self._circles = CircleWatch()
+        self._land = LandWatch()
         self._swept = -math.inf
         # jumps that may still link (WINDOW_S of the newest), oldest first, and by cell
         self._recent: deque[Jump] = deque()
@@ -164,6 +168,8 @@ class InterferenceWatch:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        if "_land" not in state:  # checkpointed before ID-ON-LAND
+            self._land = LandWatch()
         if "_heap" not in state:  # checkpointed with a heap of every fix (stop 45)
             old: list[tuple[float, int, float, float]] = state["_pending"]
             self._pending, self._heap = {}, []
@@ -260,12 +266,15 @@ class InterferenceWatch:
         self._open = keep
         circles = self._circles
         out += circles.finish() if final else circles.close(self._bound)
-        self._count("circle_leads", sum(1 for x in out if x.rule != RULE))
+        out += self._land.finish() if final else self._land.close(self._bound)
+        self._count("circle_leads", sum(1 for x in out if x.rule == CIRCLE_RULE))
+        self._count("land_leads", sum(1 for x in out if x.rule == LAND_RULE))
+        self._count("land_fixes", self._land.counters.pop("land_fixes", 0))
         if final:  # every component is given out: nothing may link to them any more
             self._recent.clear()
             self._cells.clear()
         self._count("interference_leads", sum(1 for x in out if x.rule == RULE))
-        return sorted(out, key=lambda x: (x.started_at, x.mmsi))
+        return sorted(out, key=lambda x: (x.started_at, x.mmsi, x.rule))
 
     def _take(self, mmsi: int, t: float, lon: float, lat: float) -> None:
         """A settled fix, in global time order: a jump if no ship could sail to it."""
@@ -285,8 +294,10 @@ class InterferenceWatch:
                         self._came[mmsi] = (t, lon, lat)
                         self._jump(mmsi, prev, (t, lon, lat), d)
         self._last[mmsi] = (t, lon, lat)
-        # the same settled order serves the tracks drawn as circles (circles.py)
+        # the same settled order serves the tracks drawn as circles (circles.py) and
+        # the runs on land (land.py)
         self._circles.take(mmsi, t, lon, lat)
+        self._land.take(mmsi, t, lon, lat)
 
     def _jump(self, mmsi: int, frm: tuple[float, float, float],
               to: tuple[float, float, float], d: float) -> None:  # fmt: skip

@@ -14,7 +14,8 @@ within ``RADIUS_M`` (5 km, the event's own linkage radius) of the lead's closest
 and the lead starts no earlier than 30 s before that jump (the watch keeps one fix of
 each 30 s at each end: its jump time may be up to 30 s after the first false fix) and
 no later than a day after it (the watch forgets a vessel after a day). Leads of the
-``ID-*`` rules are about what a vessel said, not where it was, and are never marked.
+``ID-*`` rules are about what a vessel said, not where it was, and are never marked,
+except ``ID-ON-LAND``: a ship put on land by interference is the event's victim.
 """
 
 from __future__ import annotations
@@ -24,9 +25,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from vigia.alerts.identity.interference import FORGET_S, RADIUS_M, RULE
+from vigia.alerts.identity.land import RULE as LAND_RULE
 from vigia.alerts.identity.pending import BUCKET_S
 from vigia.alerts.lead import Lead
 from vigia.alerts.tracking import metres
+
+
+def doubtable(rule: str) -> bool:
+    """Whether a lead of ``rule`` may be an event's victim (the module's docstring)."""
+    return not rule.startswith("ID-") or rule == LAND_RULE
 
 
 def moved(event: Lead) -> set[int]:
@@ -44,7 +51,7 @@ def doubts(lead: Lead, events: Iterable[Lead]) -> list[dict[str, Any]]:
     """The interference events (``ID-INTERFERENCE`` leads) that moved ``lead``'s vessel
     to where the lead lies, oldest first: each with its lead id, the jump's time, where
     from and where to, its length, and how many ships the event moved."""
-    if lead.rule.startswith("ID-"):
+    if not doubtable(lead.rule):
         return []
     lo, hi = window(lead)
     out: list[dict[str, Any]] = []

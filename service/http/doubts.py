@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from vigia.alerts.identity.interference import RULE
-from vigia.alerts.identity.victims import doubts, moved, window
+from vigia.alerts.identity.victims import doubtable, doubts, moved, window
 from vigia.alerts.lead import Lead
 from vigia.ingest.records import iso_utc
 from vigia.service.db.protocol import LeadQuery, Repository, Scope
@@ -50,7 +50,7 @@ def interference_victims(repo: Repository, event: Lead, scope: Scope) -> list[di
 def page_doubts(repo: Repository, leads: list[Lead], scope: Scope) -> list[list[dict[str, Any]]]:
     """``interference_doubts`` for each lead of a list page, in one read of the events
     spanning the page (the newest ``_MAX_PAGE``), matched by MMSI."""
-    judged = [x for x in leads if not x.rule.startswith("ID-")]
+    judged = [x for x in leads if doubtable(x.rule)]
     if not judged:
         return [[] for _ in leads]
     spans = [window(x) for x in judged]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.orders import in_order, late_and_twice
 from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.identity.circles import RULE, fit_circle
 from vigia.alerts.identity.interference import InterferenceWatch
@@ -51,12 +52,7 @@ def circling(laps: float, radius: float = 500.0, step_deg: float = 6.0, dt: floa
 
 def watch(recs: list[Position], batch: int = 40) -> tuple[list[Lead], InterferenceWatch]:
     w = InterferenceWatch(7_200.0)
-    recs = sorted(recs, key=lambda r: r.t)
-    out: list[Lead] = []
-    for i in range(0, len(recs), batch):
-        w.feed(recs[i : i + batch])
-        out += w.expire(recs[min(i + batch, len(recs)) - 1].t)
-    return out + w.expire(recs[-1].t, final=True), w
+    return in_order(w, recs, batch), w
 
 
 def circles(recs: list[Position]) -> list[Lead]:
@@ -152,19 +148,8 @@ def test_the_same_lead_however_the_fixes_arrive() -> None:
     assert [x["rule"] for x in want] == [RULE]
     rng = random.Random(34)
     for _ in range(40):
-        w = InterferenceWatch(7_200.0)
         # each fix late by up to 30 min, in batches of any size, some twice
-        shuffled = sorted(recs + rng.sample(recs, 40), key=lambda r: r.t + rng.uniform(0, 1_800))
-        out: list[Lead] = []
-        i = 0
-        while i < len(shuffled):
-            k = rng.randint(1, 60)
-            batch = shuffled[i : i + k]
-            w.feed(batch)
-            out += w.expire(max(r.t for r in shuffled[: i + k]))
-            i += k
-        out += w.expire(max(r.t for r in recs), final=True)
-        assert _signature(out) == want
+        assert _signature(late_and_twice(InterferenceWatch(7_200.0), recs, rng)) == want
 
 
 def test_through_the_replay_pipeline() -> None:

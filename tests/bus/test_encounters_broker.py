@@ -155,8 +155,9 @@ def _through_the_broker(
 
 def _identity_records() -> list[Record]:
     """Three ships spoofed to one spot 200 km away within a minute (each back on its
-    track after 3 minutes), a fourth drawing 3.5 laps of an 800 m circle, and a ship far
-    away for 8 h moving the stream clock on, as type 1 sentences through the decoder."""
+    track after 3 minutes), a fourth drawing 3.5 laps of an 800 m circle, a fifth
+    reporting from Brasília for 20 minutes, and a ship far away for 8 h moving the
+    stream clock on, as type 1 sentences through the decoder."""
     lines: list[tuple[float, str]] = []
     spot = (-38.0, -25.0)
     for k in range(3):
@@ -174,6 +175,9 @@ def _identity_records() -> list[Record]:
         lat = -23.5 + 800.0 * math.cos(a) / 111_320.0
         t = es.T0 + 1_800.0 + 10.0 * i
         lines.append((t, aisgen.fast_type1(710_380_009, t, lon, lat, 9.0, 0.0)))
+    for i in range(21):  # a fix a minute, 1,000 km inland
+        t = es.T0 + 2_400.0 + 60.0 * i
+        lines.append((t, aisgen.fast_type1(710_380_008, t, -47.88, -15.79, 0.0, 0.0)))
     far = aisgen.run(-38.0, -20.0, course=90.0, sog_kn=10.0, t0=es.T0, dt_s=60.0, n=480)
     lines += [(f.t, aisgen.fast_type1(710_389_999, f.t, f.lon, f.lat, f.sog, f.cog)) for f in far]
     ing = Ingestor()
@@ -188,13 +192,18 @@ def test_interference_and_circles_across_workers_as_in_replay(
 ) -> None:
     """Issue 34's cross-vessel identity leads ride in the pairing stage: the three
     spoofed ships sit on partitions of both workers, and the stage's lead names them
-    all, as replay's does; the circle too; no ship of the event gets a lead of its own."""
-    mine = ("ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED")
+    all, as replay's does; the circle and the ship on land too; no ship of the event
+    gets a lead of its own."""
+    mine = ("ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED", "ID-ON-LAND")
     ships = [710_380_000, 710_380_001, 710_380_002]
     assert len({partition_of(m, bus.partitions) % 2 for m in ships}) == 2
     chunks = batches(_identity_records(), 200)
     want = {k: v.to_json() for k, v in reference_leads(chunks).items() if v.rule in mine}
-    assert sorted(v["rule"] for v in want.values()) == ["ID-CIRCLE", "ID-INTERFERENCE"]
+    assert sorted(v["rule"] for v in want.values()) == [
+        "ID-CIRCLE",
+        "ID-INTERFERENCE",
+        "ID-ON-LAND",
+    ]
     got = {x.id: x.to_json() for x in _through_the_broker(tmp_path, bus, migrated_pg_url, chunks)
            if x.rule in mine}  # fmt: skip
     assert got == want

@@ -1,7 +1,8 @@
 """Identity leads on the page (issue 34): an inspector opening a GNSS interference lead
 reads where the ships were put, how spread they were and every ship that jumped (each
 opens its vessel panel), not a zone and a distance that mean nothing here; a track in
-circles gives its centre, radius and laps."""
+circles gives its centre, radius and laps; a transponder reporting from Brasília where it
+first was on land, for how long and how many fixes."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ SPOT = (-38.0, -25.0)
 #: before the first three, from 4 degrees of longitude and 3.7 of latitude away
 VICTIMS = [710_390_020, 710_390_021, 710_390_022]
 PLATFORM = (-40.0566667, -21.3383334)  # FPSO CIDADE DE ANCHIETA
+LANDER = 710_390_030
+BRASILIA = (-47.88, -15.79)
 
 
 Lines = list[tuple[float, str]]
@@ -57,6 +60,9 @@ def _lines(now: float) -> list[str]:
         lat = -23.5 + 800.0 * math.cos(a) / 111_320.0
         t = t0 + 1_800.0 + 10.0 * i
         out.append((t, aisgen.fast_type1(CIRCLER, t, lon, lat, 9.0, 0.0)))
+    for i in range(21):  # 20 minutes a fix a minute, from Brasília
+        t = t0 + 1_200.0 + 60.0 * i
+        out.append((t, aisgen.fast_type1(LANDER, t, BRASILIA[0], BRASILIA[1], 0.0, 0.0)))
     far = aisgen.run(-36.0, -20.0, course=90.0, sog_kn=10.0, t0=t0, dt_s=120.0, n=180)
     out += [(f.t, aisgen.fast_type1(710_399_999, f.t, f.lon, f.lat, f.sog, f.cog)) for f in far]
     return [line for _, line in sorted(out)]
@@ -72,7 +78,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Any:
         svc.feed.send(_lines(time.time()))
         end = time.monotonic() + 90
         while not (len(svc.get("/leads?rule=ID-INTERFERENCE")["leads"]) == 2
-                   and svc.get("/leads?rule=ID-CIRCLE")["leads"]):  # fmt: skip
+                   and svc.get("/leads?rule=ID-CIRCLE")["leads"]
+                   and svc.get("/leads?rule=ID-ON-LAND")["leads"]):  # fmt: skip
             assert time.monotonic() < end, "no identity leads were raised"
             time.sleep(0.3)
         yield svc
@@ -177,4 +184,25 @@ def test_a_lead_where_interference_put_a_ship_says_so_and_opens_the_event(
     page.locator("#lead-detail dl").wait_for(timeout=10_000)
     page.wait_for_timeout(500)  # the detail's own read, had it brought a note
     assert page.locator("#lead-detail .doubt").count() == 0
+    assert not watched.errors, watched.errors
+
+
+def test_an_inspector_reads_a_position_on_land(service: Service, watched: Watched) -> None:
+    page = watched.page
+    watched.sign_in(service, "inspector")
+    (lead,) = service.get("/leads?rule=ID-ON-LAND")["leads"]
+    assert lead["mmsi"] == LANDER
+    row = page.locator(f"#lead-list li[data-id='{lead['id']}']").inner_text()
+    # 21 fixes a minute apart: 20 minutes, counted by hand
+    assert "posição em terra" in row and "21 posições em terra durante 20 min" in row, row
+    detail = _open(page, "posição em terra")
+    text = detail.inner_text()
+    assert "Primeira posição em terra" in text and "15°47" in text and "47°52" in text, text
+    assert page.locator("#lead-detail dt:text('Posições em terra') + dd").inner_text() == "21"
+    assert page.locator("#lead-detail dt:text('Durante') + dd").inner_text() == "20 min"
+    beyond = page.locator("#lead-detail dt:text('Além das faixas') + dd").inner_text()
+    assert beyond.endswith(" km") and float(beyond.split()[0].replace(",", ".")) > 1, beyond
+    labels = detail.locator("dl").first.locator("dt").all_inner_texts()
+    assert "Zona" not in labels and "Distância mínima" not in labels, labels
+    watched.shot("identity-on-land")
     assert not watched.errors, watched.errors

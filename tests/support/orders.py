@@ -7,11 +7,12 @@ import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from scripts.satfeed import deliver
+from vigia.alerts.lead import Lead
 from vigia.ingest.decoder import Ingestor
-from vigia.ingest.records import RawLine, Record
+from vigia.ingest.records import Position, RawLine, Record
 
 Message = tuple[int, float, list[str]]  # (mmsi, time, its lines)
 T = TypeVar("T")
@@ -79,3 +80,31 @@ def satellite(msgs: list[Message], seed: int, max_delay_s: float = 5_400.0) -> l
     return deliver(
         ordered, key=lambda m: m[0], time=lambda m: m[1], seed=seed, max_delay_s=max_delay_s
     )
+
+
+def late_and_twice(watch: Any, recs: Sequence[Position], rng: random.Random,
+                   twice: int = 40, late_s: float = 1_800.0) -> list[Lead]:  # fmt: skip
+    """What an interference watch (``feed``/``expire``) gives when each fix of ``recs``
+    comes late by up to ``late_s``, ``twice`` of them twice, in batches of 1 to 60,
+    the clock being the latest fix yet; then the final expiry."""
+    shuffled = sorted([*recs, *rng.sample(list(recs), twice)],
+                      key=lambda r: r.t + rng.uniform(0, late_s))  # fmt: skip
+    out: list[Lead] = []
+    i = 0
+    while i < len(shuffled):
+        k = rng.randint(1, 60)
+        watch.feed(shuffled[i : i + k])
+        out += watch.expire(max(r.t for r in shuffled[: i + k]))
+        i += k
+    return out + watch.expire(max(r.t for r in recs), final=True)
+
+
+def in_order(watch: Any, recs: Sequence[Position], batch: int = 40) -> list[Lead]:
+    """What an interference watch gives for ``recs`` sorted by time, in batches of
+    ``batch``, the clock at each batch's last fix; then the final expiry."""
+    recs = sorted(recs, key=lambda r: r.t)
+    out: list[Lead] = []
+    for i in range(0, len(recs), batch):
+        watch.feed(recs[i : i + batch])
+        out += watch.expire(recs[min(i + batch, len(recs)) - 1].t)
+    return out + watch.expire(recs[-1].t, final=True)

@@ -1,13 +1,14 @@
 // Identity leads in the panel (issue 34): what an inspector checks of a lead that is about
 // what a vessel said of itself, not about a zone. GNSS interference names every ship
 // that jumped (each opens the vessel panel), the spot and how spread they were; a track
-// in circles gives its centre, radius, laps and how well a circle fits; two ships on one
+// in circles gives its centre, radius, laps and how well a circle fits; a vessel on land
+// where it first was, for how long, and how far past the rule's bands; two ships on one
 // MMSI how far apart they were.
 import { extend, t, number, timeEl, timeText } from "./i18n.js";
 import { ruleName } from "./names.js";
 import { positionEl } from "./position.js";
 
-export const IDENTITY_RULES = new Set(["ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED"]);
+export const IDENTITY_RULES = new Set(["ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED", "ID-ON-LAND"]);
 
 extend({
   "pt-BR": {
@@ -20,6 +21,9 @@ extend({
     "id.doubt": "Posição possivelmente falsa: interferência GNSS. Às {t} esta embarcação saltou {km} até aqui, com outras {n} embarcações ao mesmo tempo.",
     "id.doubt.open": "Ver a interferência", "id.doubt.short": "posição possivelmente falsa (interferência GNSS)",
     "id.victims": "Indícios que esta interferência explica ({n})",
+    "id.land.at": "Primeira posição em terra", "id.land.fixes": "Posições em terra",
+    "id.land.span": "Durante", "id.land.beyond": "Além das faixas de costa, rios, lagos e portos",
+    "id.land.line": "{n} posições em terra durante {min} min",
   },
   en: {
     "id.spot": "Where they jumped to", "id.spread": "Spread around it",
@@ -31,6 +35,9 @@ extend({
     "id.doubt": "Position possibly false: GNSS interference. At {t} this vessel jumped {km} to here, with {n} other vessels at once.",
     "id.doubt.open": "Open the interference", "id.doubt.short": "position possibly false (GNSS interference)",
     "id.victims": "Leads this interference explains ({n})",
+    "id.land.at": "First position on land", "id.land.fixes": "Positions on land",
+    "id.land.span": "For", "id.land.beyond": "Beyond the bands of coast, rivers, lakes and ports",
+    "id.land.line": "{n} positions on land over {min} min",
   },
 });
 
@@ -41,6 +48,7 @@ export function identityLine(l) {
   const d = l.details || {};
   if (l.rule === "ID-INTERFERENCE") return t("id.ships", { n: d.vessel_count ?? "?" });
   if (l.rule === "ID-CIRCLE") return `${t("id.radius")} ${number(d.radius_m, 0)} m · ${number(d.laps, 1)} ${t("id.laps").toLowerCase()}`;
+  if (l.rule === "ID-ON-LAND") return t("id.land.line", { n: d.fixes ?? "?", min: number((d.span_s || 0) / 60, 0) });
   return `${t("id.apart")}: ${km(d.max_apart_m || 0)}`;
 }
 
@@ -78,6 +86,13 @@ export function identityPanel(l, onVessel, onLead) {
     add("id.radius", `${number(d.radius_m, 0)} m`);
     add("id.laps", `${number(d.laps, 1)} (${t(d.direction === "clockwise" ? "id.cw" : "id.ccw")})`);
     add("id.fit", `${number(d.fit_rms_m, 0)} m`);
+    box.append(dl);
+  } else if (l.rule === "ID-ON-LAND") {
+    const cp = l.closest_point?.coordinates;
+    if (cp) add("id.land.at", positionEl(cp[1], cp[0]));
+    add("id.land.fixes", number(d.fixes, 0));
+    add("id.land.span", `${number((d.span_s || 0) / 60, 0)} min`);
+    add("id.land.beyond", km(d.beyond_bands_m || 0));
     box.append(dl);
   } else {
     add("id.apart", km(d.max_apart_m || 0));

@@ -206,3 +206,44 @@ def test_an_inspector_reads_a_position_on_land(service: Service, watched: Watche
     assert "Zona" not in labels and "Distância mínima" not in labels, labels
     watched.shot("identity-on-land")
     assert not watched.errors, watched.errors
+
+
+def test_rows_on_screen_learn_their_doubt_when_the_event_settles_live(
+    tmp_path: Any, watched: Watched
+) -> None:
+    """The zone leads go out as the ships are put on the platform; the interference
+    event only settles two hours of stream time later. A duty officer with the page open
+    sees the rows already on screen take the warning when the event arrives, unreloaded."""
+    svc = Service(tmp_path).start()
+    try:
+        assert svc.feed is not None
+        t0 = time.time() - 6 * 3600.0
+        lines = _spoofed(VICTIMS, (-36.0, -25.0), PLATFORM, t0 + 2_400.0, t0, 600.0, 0.0005)
+        far = aisgen.run(-36.0, -20.0, course=90.0, sog_kn=10.0, t0=t0, dt_s=120.0, n=180)
+        lines += [(f.t, aisgen.fast_type1(710_399_999, f.t, f.lon, f.lat, f.sog, f.cog))
+                  for f in far]  # fmt: skip
+        lines.sort()
+        cut = t0 + 3_100.0  # the platform's leads raised; the event 2 h from settling
+        page = watched.page
+        watched.sign_in(svc, "inspector")
+        svc.feed.send([line for t, line in lines if t < cut])
+        rows = page.locator("#lead-list li", has_text="plataforma")
+        end = time.monotonic() + 60
+        while rows.count() < 3:
+            assert time.monotonic() < end, "the platform's leads did not come"
+            time.sleep(0.3)
+        assert svc.get("/leads?rule=ID-INTERFERENCE")["leads"] == []
+        assert all("⚠" not in r for r in rows.all_inner_texts()), rows.all_inner_texts()
+        svc.feed.send([line for t, line in lines if t >= cut])
+        page.locator("#lead-list li", has_text="interferência GNSS").wait_for(timeout=60_000)
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('#lead-list li')]
+                 .filter((li) => li.textContent.includes('plataforma'))
+                 .every((li) => li.textContent.includes('posição possivelmente falsa'))""",
+            timeout=15_000,
+        )
+        assert rows.count() == 3
+        watched.shot("identity-doubt-live")
+        assert not watched.errors, watched.errors
+    finally:
+        svc.stop()

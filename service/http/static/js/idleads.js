@@ -8,7 +8,8 @@ import { extend, t, number, timeEl, timeText } from "./i18n.js";
 import { ruleName } from "./names.js";
 import { positionEl } from "./position.js";
 
-export const IDENTITY_RULES = new Set(["ID-INTERFERENCE", "ID-CIRCLE", "ID-MMSI-SHARED", "ID-ON-LAND"]);
+export const INTERFERENCE = "ID-INTERFERENCE";
+export const IDENTITY_RULES = new Set([INTERFERENCE, "ID-CIRCLE", "ID-MMSI-SHARED", "ID-ON-LAND"]);
 
 extend({
   "pt-BR": {

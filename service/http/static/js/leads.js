@@ -11,7 +11,7 @@ import { Assignment, assignee } from "./assign.js";
 import { readLink, writeLink, applyFilters } from "./link.js";
 import { positionEl, age, ddm } from "./position.js";
 import { Caseload, filtersOf, catalogue, query } from "./caseload.js";
-import { IDENTITY_RULES, doubtNote, identityPanel, identityLine } from "./idleads.js";
+import { IDENTITY_RULES, INTERFERENCE, doubtNote, identityPanel, identityLine } from "./idleads.js";
 import { showMeeting, meetingPanel, ENCOUNTER } from "./meeting.js";
 
 const SAR = "SAR-DISTRESS";
@@ -96,9 +96,23 @@ export class LeadPanel {
     this.leads.set(lead.id, old ? { ...old, ...lead } : lead);
     this.caseload.admit(this.leads.get(lead.id), old, fresh && !old);
     if (fresh && lead.rule === SAR && !old) this.beep();
+    if (!old && lead.rule === INTERFERENCE) this.markVictims(lead.id);
     this.fresh = fresh ? lead.id : null;
     this.scheduleRender();
     if (this.selected === lead.id && old) this.renderDetail(this.leads.get(lead.id));
+  }
+
+  /** An interference event settles hours after the leads it explains went out live, so
+   * those rows, already here, learn their doubt when it arrives: each is read again (the
+   * server links them when read, in this key's scope). */
+  async markVictims(id) {
+    try {
+      const ev = await api(`/leads/${encodeURIComponent(id)}`);
+      for (const v of ev.interference_victims || []) {
+        if (!this.leads.has(v.lead_id)) continue;
+        this.put(await api(`/leads/${encodeURIComponent(v.lead_id)}`));
+      }
+    } catch { /* the next read of the list brings them */ }
   }
 
   scheduleRender() {

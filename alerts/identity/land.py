@@ -6,7 +6,8 @@ can report one. The land is ``zones/basemaps/land_core.npz``, built by
 ``scripts/build_land_core.py``: the points more than :data:`MARGIN_M` inside both
 Natural Earth 1:10m's land (with the Navy chart's around Rio) and GSHHG's shoreline,
 more than :data:`WATER_M` from every river and lake GSHHG carries (WDBII rivers; lakes
-include the Amazon's and the Negro's "river-lakes") and more than :data:`PORT_M` from
+include the Amazon's and the Negro's "river-lakes") and every lake of Natural Earth
+1:10m (the reservoirs) and more than :data:`PORT_M` from
 every port of the World Port Index's Brazilian list. The bands are that wide because
 the sources are coarse: Natural Earth's coast runs up to 300 m off the chart's, WDBII's
 river lines up to 6 km off the Tietê and the Paranaíba, docks stand on reclaimed ground.
@@ -242,7 +243,8 @@ class LandWatch:
             "span_s": round(run.last_t - t0, 1),
             "beyond_bands_m": round(inside_m, 1),
             "bands_m": {"coast": MARGIN_M, "water": WATER_M, "port": PORT_M},
-            "land": "Natural Earth 1:10m and GSHHG 2.3.6 (rivers, lakes: WDBII); ports: WPI",
+            "land": "Natural Earth 1:10m and GSHHG 2.3.6; waters: WDBII rivers, GSHHG and "
+            "Natural Earth lakes; ports: World Port Index",
             "rule": RULE_TEXT,
         }
         points = [EvidencePoint(t, lon, lat, None, None, None) for t, lon, lat in fixes]

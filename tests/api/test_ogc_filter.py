@@ -244,3 +244,24 @@ def test_conformance_and_queryables(data: Api) -> None:
                                "format": "date-time"}  # fmt: skip
     meta = data.client.get("/collections/leads", headers=data.h("viewer")).json()
     assert meta["extent"]["temporal"]["interval"][0][0] == iso(B - 86_400)
+
+
+#: CONTRACT.md section 3's lead fields, written out (not read from the code under test)
+LEAD_FIELDS = {
+    "id", "mmsi", "vessel", "rule", "citation", "zone_id", "zone_kind", "started_at",
+    "ended_at", "min_distance_m", "max_sog_kn", "closest_point", "evidence", "authority",
+    "status",
+}  # fmt: skip
+
+
+def test_a_lead_item_carries_every_lead_field_its_evidence_too(data: Api) -> None:
+    """Section 8: leads' "properties: the lead fields", the same as GET /leads/{id}'s."""
+    h = data.h("viewer")
+    items = data.client.get("/collections/leads/items", headers=h).json()["features"]
+    one = data.client.get("/collections/leads/items/L-at", headers=h).json()
+    assert {f["id"] for f in items} == ALL
+    for f in [*items, one]:
+        assert set(f["properties"]) >= LEAD_FIELDS, LEAD_FIELDS - set(f["properties"])
+        lead = data.client.get(f"/leads/{f['id']}", headers=h).json()
+        assert f["properties"]["evidence"] == lead["evidence"] and lead["evidence"]
+        assert f["geometry"] == f["properties"]["closest_point"] == lead["closest_point"]

@@ -195,10 +195,11 @@ def collection(
 
 
 def lead_feature(lead: Lead, base: str) -> dict[str, Any]:
-    """A lead as a Feature at its closest point; the evidence is one link away."""
+    """A lead as a Feature at its closest point, its properties the lead fields
+    (CONTRACT.md section 8: the evidence too; the raw sentences stay with the lead);
+    the evidence as GeoJSON is one link away."""
     props = lead.to_json()
-    props.pop("closest_point")
-    props["evidence_points"] = len(props.pop("evidence"))
+    props["evidence_points"] = len(props["evidence"])
     props.pop("raw_sentences")
     href = f"{base}/collections/leads/items/{lead.id}"
     return {

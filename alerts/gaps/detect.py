@@ -16,7 +16,13 @@ there, or that receiver went quiet) it is a coverage gap: counted, no lead. It r
 straight path or the area reachable in its time (an ellipse with the two ends as foci,
 at ``reach_kn``) comes within the area's rule distance, and the silence does not lie
 inside one port visit (``alerts.ports``; a ship there may switch off lawfully; where
-visits are not tracked, neither end within ``port_m`` of a port or anchorage). An
+visits are not tracked, neither end within ``port_m`` of a port or anchorage). It raises
+``AIS-GAP`` too, with no zone, when it lies **inside the ballast lines** (RULES.md): an
+end in Brazil's waters landward of the 200 nm line, where NORMAM-20 2.3.1 forbids a
+ballast exchange, of a ship NORMAM-20 2.1.1 applies to as far as AIS tells (a class A
+transponder, which SOLAS ships carry, and not a pleasure or SAR craft of 50 m or less,
+2.1.1 b)), and not lying at anchor or moored across it (both ends at rest within
+``port_m`` of each other); a ship dark there may be discharging where it may not. An
 implied speed between the ends above ``max_implied_kn`` is not one vessel's silence
 (two ships on one MMSI, or a bad fix): no gap lead (issue 34's work).
 Global Fishing Watch's "suspected disabling" (12 h, both ends beyond 50 nm, 14 satellite
@@ -34,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from vigia.alerts.ballast.applicability import AJB_BOX
 from vigia.alerts.gaps.coverage import Coverage, cells_around
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
 from vigia.alerts.tracking import KN, VesselState, metres
@@ -60,6 +67,8 @@ class GapConfig:
     max_reach_m: float = 20_000.0
     port_m: float = 3_000.0
     max_implied_kn: float = 50.0
+    #: "inside the ballast lines": landward of NORMAM-20 2.3.1 a)'s 200 nm line
+    ballast_nm: float = 200.0
     #: GFW's suspected-disabling reference
     gfw_gap_s: float = 43_200.0
     gfw_shore_nm: float = 50.0
@@ -169,23 +178,41 @@ def judge(
     if port is None and any(index.zones[z].kind in PORT_KINDS for z, _ in hits["port"]):
         return "port", None
     named = hits["closed"]
-    if not named:
+    # a ship lying at anchor or moored across the silence, wherever, is at an anchorage
+    # as RULES.md means it ("never at a quay or anchorage"), for the lines' sake
+    resting = dist <= cfg.port_m and all(_at_rest(p) for p in (a, b))
+    ballast = carries_ballast(msg_type, info) and not resting
+    lines = _inside_lines(cfg, a, b, shore_nm) if ballast else []
+    if not named and not lines:
         return "clear", None
     score = round((1.0 + (others > 0) + (alive > 0) + min(1.0, dt / cfg.gfw_gap_s)) / 4.0, 2)
-    z0, path_d, d_start, d_end = named[0]
-    zone: Zone = index.zones[z0]
-    # the lead is about the end nearer the area (a real fix), at its own distance
-    near, d_near = (b, d_end) if d_end < d_start else (a, d_start)
-    key = EvidencePoint(
-        near.t, near.lon, near.lat, near.sog, near.cog, near.nav_status,
-        None if math.isinf(d_near) else d_near,
-    )  # fmt: skip
-    details = {
-        "zone_name": zone.name,
-        "zones": [index.zones[z].id for z, *_ in named],
-        "path_distance_m": round(path_d, 1),
-        "start_distance_m": None if math.isinf(d_start) else round(d_start, 1),
-        "end_distance_m": None if math.isinf(d_end) else round(d_end, 1),
+    zone: Zone | None = None
+    details: dict[str, Any] = {"zone_name": None, "zones": []}
+    if named:
+        z0, path_d, d_start, d_end = named[0]
+        zone = index.zones[z0]
+        # the lead is about the end nearer the area (a real fix), at its own distance
+        near, d_near = (b, d_end) if d_end < d_start else (a, d_start)
+        key = EvidencePoint(
+            near.t, near.lon, near.lat, near.sog, near.cog, near.nav_status,
+            None if math.isinf(d_near) else d_near,
+        )  # fmt: skip
+        details = {
+            "zone_name": zone.name,
+            "zones": [index.zones[z].id for z, *_ in named],
+            "path_distance_m": round(path_d, 1),
+            "start_distance_m": None if math.isinf(d_start) else round(d_start, 1),
+            "end_distance_m": None if math.isinf(d_end) else round(d_end, 1),
+        }
+    else:  # inside the ballast lines only: about the end nearer the coast
+        near = a if shore_nm[0] <= shore_nm[1] else b
+        key = EvidencePoint(near.t, near.lon, near.lat, near.sog, near.cog, near.nav_status)
+    if lines:
+        details["ballast_lines"] = {
+            "line_nm": cfg.ballast_nm, "inside": lines,
+            "start_nm": round(shore_nm[0], 1), "end_nm": round(shore_nm[1], 1),
+        }  # fmt: skip
+    details |= {
         "duration_s": round(dt, 1),
         "distance_m": round(dist, 1),
         "implied_speed_kn": round(implied, 2),
@@ -206,6 +233,35 @@ def judge(
         details=details,
     )  # fmt: skip
     return "lead", lead
+
+
+def carries_ballast(msg_type: int, info: VesselInfo | None) -> bool:
+    """Whether NORMAM-20 2.1.1 applies to the vessel as far as its AIS tells: a class A
+    transponder (SOLAS ships carry one, and ships carry ballast tanks), not a pleasure
+    (37) or search and rescue (51) craft of 50 m or less (2.1.1 b)). Class B is small
+    craft, which carry none."""
+    if msg_type not in (1, 2, 3, 5):
+        return False
+    if info is None or info.ship_type not in (37, 51):
+        return True
+    return info.length_m is None or info.length_m > 50.0
+
+
+def _at_rest(p: EvidencePoint) -> bool:
+    """At anchor or moored (nav status 1 or 5), or making half a knot or less."""
+    return p.nav_status in (1, 5) or (p.sog is not None and p.sog <= 0.5)
+
+
+def _inside_lines(cfg: GapConfig, a: EvidencePoint, b: EvidencePoint,
+                  shore_nm: list[float]) -> list[str]:  # fmt: skip
+    """The ends ("start", "end") lying in Brazil's waters (NORMAM-20 2.1.1 d)'s box, as
+    the ballast audit takes them) landward of the ``ballast_nm`` line."""
+    x0, y0, x1, y1 = AJB_BOX
+    return [
+        name
+        for name, p, nm in (("start", a, shore_nm[0]), ("end", b, shore_nm[1]))
+        if nm < cfg.ballast_nm and x0 <= p.lon <= x1 and y0 <= p.lat <= y1
+    ]
 
 
 def _reach_m(cfg: GapConfig, dt: float) -> float:

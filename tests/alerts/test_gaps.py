@@ -16,7 +16,7 @@ from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.gaps.detect import GapConfig, opens, reporting_interval_s
 from vigia.alerts.lead import Lead
 from vigia.alerts.pipeline import LeadPipeline
-from vigia.ingest.records import Position, Record
+from vigia.ingest.records import Position, Record, StaticData
 from vigia.ingest.registry import VesselRegistry
 
 PLAT = (-39.735712, -21.906566)  # a Campos basin platform, 70 km offshore
@@ -169,3 +169,64 @@ def test_the_reachable_area_is_an_ellipse_with_the_ends_as_foci() -> None:
         da = geod.inv(lon, lat, *a)[2]
         db = geod.inv(lon, lat, *b)[2]
         assert abs(da + db - 16_000.0) < 16.0  # 0.1 %: the local plane's error
+
+
+# "inside the ballast lines" (RULES.md AIS-GAP): a ship NORMAM-20 applies to going dark
+# landward of the 200 nm line, far from every closed area
+OPEN_SEA = aisgen.fwd(*PLAT, 90, 40_000)  # 40 km east of the platform: ~60 nm offshore
+BEYOND = (-36.0, -28.0)  # ~560 nm from Trindade, the nearest land, ~650 from the coast
+
+
+def _dark_at(at: tuple[float, float], msg_type: int = 1, status: int = 0,
+             sog: float = 6.0) -> list[Record]:  # fmt: skip
+    """The dark ship runs north an hour to ``at``, is silent 45 min and is heard again
+    there (``sog`` 0: it lies still throughout); a ship 2 km off it and one 60 km off
+    are heard by the same receiver all the while."""
+    start = aisgen.fwd(*at, 180, sog * aisgen.KN * 3_590)
+    before = _track(DARK, start, 0.0, sog, T0, 360)
+    after = _track(DARK, aisgen.fwd(*at, 0, sog * aisgen.KN * 2_700), 0.0, sog,
+                   T0 + 3_590 + 2_700, 60)  # fmt: skip
+    dark = [dataclasses.replace(p, msg_type=msg_type, nav_status=status if msg_type == 1 else None)
+            for p in [*before, *after]]  # fmt: skip
+    recs: list[Record] = [*dark]
+    recs += _track(OTHER, aisgen.fwd(*at, 90, 2_000), 90.0, 0.0, T0, 700, source="rx-sat")
+    recs += _track(FAR, aisgen.fwd(*at, 0, 60_000), 90.0, 10.0, T0, 700)
+    return sorted(recs, key=lambda r: r.t)
+
+
+def _pipe_with(tmp_path: Path, static: StaticData | None = None) -> LeadPipeline:
+    pipe = _pipe(tmp_path)
+    if static is not None:
+        pipe.registry.update(static)
+    return pipe
+
+
+def test_a_ship_dark_inside_the_ballast_lines_far_from_any_area_raises_a_lead(
+    tmp_path: Path,
+) -> None:
+    pipe = _pipe_with(tmp_path)
+    (gap,) = _gaps(_run(pipe, _dark_at(OPEN_SEA)))
+    assert gap.mmsi == DARK and gap.zone_id is None and gap.details["zones"] == []
+    lines = gap.details["ballast_lines"]
+    assert lines["line_nm"] == 200.0 and lines["inside"] == ["start", "end"]
+    # 40 km east of a platform 70 km off the coast: well inside 200 nm, and beyond 30
+    assert 30.0 < lines["start_nm"] < 100.0 and 30.0 < lines["end_nm"] < 100.0
+    assert gap.started_at == T0 + 3_590 and gap.ended_at == T0 + 3_590 + 2_700
+
+
+def test_beyond_the_200_nm_line_class_b_small_craft_or_at_anchor_raise_none(
+    tmp_path: Path,
+) -> None:
+    pipe = _pipe_with(tmp_path / "beyond")
+    assert _gaps(_run(pipe, _dark_at(BEYOND))) == []
+    assert pipe.counters["gaps_clear"] == 1  # judged: heard well, others heard
+    pipe = _pipe_with(tmp_path / "classb")
+    assert _gaps(_run(pipe, _dark_at(OPEN_SEA, msg_type=18))) == []
+    # a pleasure craft of 12 m (2.1.1 b): 50 m or less); one of 51 m is judged
+    small = StaticData(DARK, T0, 5, ship_type=37, length_m=12.0)
+    assert _gaps(_run(_pipe_with(tmp_path / "small", small), _dark_at(OPEN_SEA))) == []
+    big = StaticData(DARK, T0, 5, ship_type=37, length_m=51.0)
+    assert len(_gaps(_run(_pipe_with(tmp_path / "big", big), _dark_at(OPEN_SEA)))) == 1
+    # lying at anchor across the silence: an anchorage wherever it is (RULES.md)
+    pipe = _pipe_with(tmp_path / "anchor")
+    assert _gaps(_run(pipe, _dark_at(OPEN_SEA, status=1, sog=0.0))) == []

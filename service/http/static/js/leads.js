@@ -31,6 +31,13 @@ function dueOf(lead) {
   return ds[0] || null;
 }
 
+/** A silence with no closed area near it raised for lying inside the ballast lines
+ * (AIS-GAP, RULES.md): where it was, in words, instead of a zone and a distance to one. */
+function insideLines(l) {
+  const b = l.zone_id ? null : l.details?.ballast_lines;
+  return b ? t("d.lines", { nm: number(Math.min(b.start_nm, b.end_nm), 0) }) : "";
+}
+
 export class LeadPanel {
   constructor({ list, detail, count, filters, map, session, features, onVessel, beep }) {
     Object.assign(this, { list, detail, count, filters, map, session, features, onVessel, beep });
@@ -202,7 +209,7 @@ export class LeadPanel {
     const meta = document.createElement("span");
     meta.className = "meta";
     const cp = l.closest_point?.coordinates;
-    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : IDENTITY_RULES.has(l.rule) ? identityLine(l) : `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
+    const where = l.rule === SAR && cp ? ddm(cp[1], cp[0]) : IDENTITY_RULES.has(l.rule) ? identityLine(l) : insideLines(l) || `${this.zoneName(l.zone_id)} · ${number(l.min_distance_m, 0)} m`;
     meta.append(`${where} · `, timeEl(l.started_at),
       l.ended_at || FINISHED.includes(l.status) ? "" : ` · ${t("open")}`, dueOf(l) ? ` · ${t("d.due")} ${dateText(dueOf(l))}` : "");
     if (l.interference?.length) {
@@ -269,8 +276,8 @@ export class LeadPanel {
       const last = [...(l.evidence || [])].sort((a, b) => (a.t < b.t ? -1 : 1)).at(-1);
       if (last) add("d.lastfix", positionEl(last.lat, last.lon, `${timeText(last.t)} (${age(last.t)})`));
     } else if (!own) {
-      add("d.zone", l.zone_kind ? `${this.zoneName(l.zone_id)} (${t("kind." + l.zone_kind)})` : this.zoneName(l.zone_id));
-      add("d.distance", `${number(l.min_distance_m, 0)} m`);
+      add("d.zone", l.zone_kind ? `${this.zoneName(l.zone_id)} (${t("kind." + l.zone_kind)})` : insideLines(l) || this.zoneName(l.zone_id));
+      if (l.zone_id || !insideLines(l)) add("d.distance", `${number(l.min_distance_m, 0)} m`);
     }
     const cp = l.closest_point?.coordinates;
     if (cp && l.rule !== SAR && !own) add("d.closestpos", positionEl(cp[1], cp[0]));

@@ -318,8 +318,9 @@ export class VigiaMap {
     // needs the coast around it, so a distress lead opens at most at zoom 9 (~20 nm wide)
     const maxZoom = lead.rule === "SAR-DISTRESS" ? 9 : 15;
     if (!b.isEmpty()) this.map.fitBounds(b, { padding: 80, maxZoom, duration: 0 });
-    // a distance to a zone: none for a beacon or an identity lead (ID-*: no zone)
-    if (cp && lead.rule !== "SAR-DISTRESS" && !lead.rule.startsWith("ID-")) {
+    // a distance to a zone: none for a beacon, an identity lead (ID-*) or a silence
+    // raised inside the ballast lines (no zone: its line is the panel's)
+    if (cp && lead.zone_id && lead.rule !== "SAR-DISTRESS" && !lead.rule.startsWith("ID-")) {
       this.distPopup.setLngLat(cp.geometry.coordinates)
         .setHTML(`<strong>${number(cp.properties.distance_m, 0)} m</strong> · ${esc(this.zoneNames?.get(lead.zone_id) || lead.zone_id || "")}`).addTo(this.map);
     }

@@ -16,7 +16,7 @@ from vigia.ingest.decoder import Ingestor
 from vigia.ingest.errors import IngestError
 from vigia.ingest.jsonout import record_to_json
 from vigia.ingest.progress import progress_blocks
-from vigia.ingest.records import Record
+from vigia.ingest.records import Position, Record, StaticData
 from vigia.ingest.sources import FileSource
 
 #: inputs up to this size are decoded line by line: importing the batch decoder (numpy)
@@ -66,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     # written like any other (issue 35: they were counted, then dropped)
     readers.append(ingestor.flush)
     for read in readers:
-        for rec in read():
-            write(dumps(record_to_json(rec)))
+        for obj in one_per_message(read()):
+            write(dumps(obj))
             write("\n")
     sys.stdout.flush()
     summary = ingestor.counters.summary()
@@ -75,6 +75,29 @@ def run(args: argparse.Namespace) -> int:
         summary += ("; " if summary else "") + "csv: " + csv_counters.summary()
     print(f"vigia decode: {summary or 'no input'}", file=sys.stderr)
     return 0
+
+
+def one_per_message(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
+    """The JSON of each decoded message: a type 19 report gives the decoder a position
+    and its static part, written here as the one object the message is (CONTRACT.md
+    section 4: one object per decoded message); every other record is one message."""
+    held: dict[str, Any] | None = None  # a type 19's position, until its static part
+    for rec in records:
+        obj = record_to_json(rec)
+        if held is not None:
+            same = (obj["mmsi"], obj["t"]) == (held["mmsi"], held["t"])
+            if type(rec) is StaticData and rec.msg_type == 19 and same:
+                yield held | {k: v for k, v in obj.items() if k not in held}
+                held = None
+                continue
+            yield held
+            held = None
+        if type(rec) is Position and rec.msg_type == 19:
+            held = obj
+        else:
+            yield obj
+    if held is not None:
+        yield held
 
 
 def _decoder(files: list[str]) -> tuple[Ingestor, Callable[[str], Iterator[Record]]]:

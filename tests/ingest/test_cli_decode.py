@@ -131,3 +131,24 @@ def test_small_and_large_inputs_decode_alike(fixtures: Path, tmp_path: Path) -> 
     assert len(want) == 7 and {o["msg_type"] for o in want} >= {1, 5}
     assert records(packed) == want
     assert records(large) == want
+
+
+def test_a_type_19_report_is_one_object_with_its_position_and_static_part(
+    tmp_path: Path,
+) -> None:
+    """CONTRACT.md section 4: one object per decoded message. pyais's test_msg_type_19:
+    CAPT.J.RIMES, cargo (70), A=5 B=21 C=4 D=4 (26 by 8 m), 8.7 kn, lat 29.543695."""
+    src = tmp_path / "t19.nmea"
+    src.write_text(
+        "!AIVDM,1,1,,B,C5N3SRgPEnJGEBT>NhWAwwo862PaLELTBJ:V00000000S0D:R220,0*0B\n"
+        "!AIVDM,1,1,,A,15NPOOPP00o?b=bE`UNv4?w428D;,0*24\n"
+    )
+    res = vigia(str(src))
+    assert res.returncode == 0, res.stderr
+    objs = [json.loads(line) for line in res.stdout.decode().splitlines()]
+    assert [o["msg_type"] for o in objs] == [19, 1]
+    one = objs[0]
+    assert one["mmsi"] == 367059850 and one["sog"] == 8.7 and one["lat"] == 29.543695
+    assert (one["name"], one["ship_type"], one["length_m"], one["beam_m"]) == (
+        "CAPT.J.RIMES", 70, 26.0, 8.0,
+    )  # fmt: skip

@@ -134,6 +134,7 @@ class ZoneJudge:
                         self.bearings.bearing(z, pos.lon, pos.lat, d),
                         cfg.approach,
                         made_good,
+                        (pos.lon, pos.lat),
                     )
                     appr.last_t, appr.last_lon, appr.last_lat = t, pos.lon, pos.lat
                     near = breaks

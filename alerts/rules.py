@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyproj import Geod
+
 from vigia.zones.model import Zone, ZoneKind
+
+_GEOD = Geod(ellps="WGS84")
 
 CITATIONS: dict[str, str] = {
     "BATH-SAIL": "NORMAM-07/DPC 0211 b) 1)",
@@ -162,6 +166,8 @@ class Approach:
     last_t: float | None = None
     last_lon: float = 0.0
     last_lat: float = 0.0
+    # where it came to rest in the band (lon, lat), while it lies stopped there
+    rest: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +181,10 @@ class ApproachPolicy:
     made_good_margin_kn: float = 1.0
     # legs shorter than this are noise, not movement
     made_good_min_m: float = 25.0
+    # a vessel "lying at anchor" (by its status, or under half a knot) that is this far
+    # from where it came to rest is moving: a small craft's swing near a beach is a few
+    # tens of metres, a GPS fix strays a few metres
+    swing_m: float = 150.0
 
 
 def approach_ok(
@@ -183,13 +193,17 @@ def approach_ok(
     bearing_to_beach: float | None,
     policy: ApproachPolicy,
     made_good: tuple[float, float] | None = None,
+    at: tuple[float, float] | None = None,
 ) -> bool:
     """Judge one in-band position under 0211 b) 3) and update the visit's state.
 
     Inside the band a vessel keeps the exception while it comes in slowly and roughly
     perpendicular to the baseline (course within tolerance of the bearing to the nearest
     baseline point), lies stopped after such an approach, or, having anchored, leaves the
-    same way. Anything else spoils the whole visit until it leaves the band.
+    same way. Anything else spoils the whole visit until it leaves the band. "Lies
+    stopped" is judged where it is (``at``, lon/lat), not only by its status and speed: a
+    stale "at anchor" status at 2 knots, or a drift under half a knot, that takes it
+    ``swing_m`` from where it came to rest is movement, judged by its direction.
     """
     if not approach.clean:
         return False
@@ -203,8 +217,12 @@ def approach_ok(
             approach.clean = False
             return False
     if m.stopped:
+        if at is not None and not _lies_still(approach, at, bearing_to_beach, policy):
+            approach.clean = False
+            return False
         approach.anchored = True
         return True
+    approach.rest = None
     if m.sog is None or m.sog > policy.max_sog_kn:
         approach.clean = False
         return False
@@ -220,6 +238,26 @@ def approach_ok(
         return True
     approach.clean = False
     return False
+
+
+def _lies_still(approach: Approach, at: tuple[float, float], bearing_to_beach: float | None,
+                policy: ApproachPolicy) -> bool:  # fmt: skip
+    """Whether a vessel stopped by its status or speed still lies where it came to rest
+    in the band, or has moved from there straight in (or, once anchored, straight out)."""
+    rest = getattr(approach, "rest", None)  # a visit checkpointed before has none
+    if rest is None:
+        approach.rest = at
+        return True
+    way, _, moved = _GEOD.inv(rest[0], rest[1], at[0], at[1])
+    if moved <= policy.swing_m:
+        return True
+    approach.rest = at  # it moved: the next swing is measured from here
+    if bearing_to_beach is None:
+        return True  # sitting on the baseline: no direction to judge
+    tol = policy.course_tolerance_deg
+    return angle_diff(way, bearing_to_beach) <= tol or (
+        approach.anchored and angle_diff(way, bearing_to_beach + 180.0) <= tol
+    )
 
 
 def area_rule(zone: Zone, m: VesselMoment, allowed: bool) -> str | None:

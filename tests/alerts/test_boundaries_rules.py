@@ -313,3 +313,77 @@ def test_an_authorisation_covers_only_its_validity_window(tmp_path: Path) -> Non
         (710000293, "SEC-PLATFORM"),  # valid only from a second after
         (710000294, "SEC-PLATFORM"),  # another zone's authorisation
     ]
+
+
+# -- 0211 b) 3): "lies at anchor after such an approach" is judged where it lies ---------
+
+SWING_M = 150.0  # docs/leads.md "Defaults": a stopped vessel's swing, written out
+
+
+def _beach(tmp_path: Path) -> ZoneIndex:
+    """A straight baseline along the parallel of LAT, 3 km long: the sea is south."""
+    west, east = aisgen.fwd(LON, LAT, 270.0, 1500.0), aisgen.fwd(LON, LAT, 90.0, 1500.0)
+    return index_from(
+        [feature(LineString([west, (east[0], west[1])]), id="b-beach", kind="bather_beach")],
+        tmp_path,
+    )
+
+
+def _anchors_then(mmsi: int, course: float, sog: float, minutes: int,
+                  nav: int) -> list[Position]:  # fmt: skip
+    """Comes straight in (north) at 2 kn from 260 m to 150 m off the beach, lies at
+    anchor (status 1) for 5 minutes, then makes ``sog`` on ``course`` for ``minutes``
+    reporting status ``nav``."""
+    start = aisgen.fwd(LON, LAT, 180.0, 260.0)
+    fixes = aisgen.run(*start, course=0.0, sog_kn=2.0, t0=T0, dt_s=30, n=7, nav_status=0)
+    at = (fixes[-1].lon, fixes[-1].lat)
+    t = fixes[-1].t + 30
+    fixes += aisgen.hold(*at, t0=t, dt_s=30, n=10, nav_status=1)
+    fixes += aisgen.run(*at, course=course, sog_kn=sog, t0=t + 300, dt_s=30,
+                        n=2 * minutes, nav_status=nav)  # fmt: skip
+    return positions(mmsi, fixes)
+
+
+def test_at_anchor_by_status_but_running_along_the_beach_is_a_lead(tmp_path: Path) -> None:
+    index = _beach(tmp_path)
+    recs: list[Record] = [_static(m, 37, 9.0) for m in range(710000291, 710000296)]
+    # "at anchor" at 2 kn along the beach for 20 min: 1.2 km, no anchor holds that
+    recs += _anchors_then(710000291, 90.0, 2.0, 20, nav=1)
+    # under way at 0.4 kn (stopped by its speed) slanting for 20 min: 250 m
+    recs += _anchors_then(710000292, 135.0, 0.4, 20, nav=0)
+    # "at anchor", swinging at 1.5 kn: 0.8 kn made good east for 3 minutes is 74 m, less
+    # than the swing: lying at anchor
+    recs += _anchors_then(710000293, 90.0, 0.8, 3, nav=1)
+    # at anchor, then creeping straight in at 1 kn (status kept): the approach itself
+    recs += _anchors_then(710000294, 0.0, 1.0, 4, nav=1)
+    # at anchor, then leaving straight out at 1.5 kn (status kept): leaving the same way
+    recs += _anchors_then(710000295, 180.0, 1.5, 10, nav=1)
+    leads = run_pipeline(index, recs)
+    assert _rules(leads) == [(710000291, "BATH-MOTOR"), (710000292, "BATH-MOTOR")]
+    # the lead starts where it had moved past its swing, not where it lay
+    first = next(x for x in leads if x.mmsi == 710000291)
+    # it lies from T0 + 210 s and sets off at T0 + 510 s; at 2 kn (1.029 m/s) a fix every
+    # 30 s is 30.9 m further: the 4th is 123 m from where it lay, the 5th 154 m
+    moved_at = T0 + 210 + 300 + 5 * 30
+    assert first.started_at == moved_at, (first.started_at - T0, moved_at - T0)
+
+
+def test_the_swing_is_150_m_on_both_sides(tmp_path: Path) -> None:
+    index = _beach(tmp_path)
+    recs: list[Record] = [_static(m, 37, 9.0) for m in (710000297, 710000298)]
+
+    def drift(mmsi: int, metres: float) -> list[Position]:
+        # anchored as above, then ten fixes 30 s apart easing ``metres`` east of where it
+        # lay (under 1 kn), still "at anchor", and five more there
+        start = aisgen.fwd(LON, LAT, 180.0, 260.0)
+        fixes = aisgen.run(*start, course=0.0, sog_kn=2.0, t0=T0, dt_s=30, n=7, nav_status=0)
+        at = (fixes[-1].lon, fixes[-1].lat)
+        t = fixes[-1].t + 30
+        fixes += aisgen.hold(*at, t0=t, dt_s=30, n=10, nav_status=1)
+        for k in range(1, 16):
+            there = aisgen.fwd(*at, 90.0, metres * min(k, 10) / 10)
+            fixes += aisgen.hold(*there, t0=t + 270 + 30 * k, dt_s=30, n=1, nav_status=1)
+        return positions(mmsi, fixes)
+
+    recs += drift(710000297, SWING_M - 5.0) + drift(710000298, SWING_M + 5.0)
+    assert _rules(run_pipeline(index, recs)) == [(710000298, "BATH-MOTOR")]

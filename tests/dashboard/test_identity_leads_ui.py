@@ -235,7 +235,8 @@ def test_rows_on_screen_learn_their_doubt_when_the_event_settles_live(
         assert svc.get("/leads?rule=ID-INTERFERENCE")["leads"] == []
         assert all("⚠" not in r for r in rows.all_inner_texts()), rows.all_inner_texts()
         svc.feed.send([line for t, line in lines if t >= cut])
-        page.locator("#lead-list li", has_text="interferência GNSS").wait_for(timeout=60_000)
+        # (the event's own row: the victims' rows say "interferência GNSS" too, once marked)
+        page.locator("#lead-list li[data-rule='ID-INTERFERENCE']").wait_for(timeout=60_000)
         page.wait_for_function(
             """() => [...document.querySelectorAll('#lead-list li')]
                  .filter((li) => li.textContent.includes('plataforma'))

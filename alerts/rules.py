@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyproj import Geod
-
+from vigia.alerts.bearings import GEOD
 from vigia.zones.model import Zone, ZoneKind
-
-_GEOD = Geod(ellps="WGS84")
 
 CITATIONS: dict[str, str] = {
     "BATH-SAIL": "NORMAM-07/DPC 0211 b) 1)",
@@ -248,7 +245,7 @@ def _lies_still(approach: Approach, at: tuple[float, float], bearing_to_beach: f
     if rest is None:
         approach.rest = at
         return True
-    way, _, moved = _GEOD.inv(rest[0], rest[1], at[0], at[1])
+    way, _, moved = GEOD.inv(rest[0], rest[1], at[0], at[1])
     if moved <= policy.swing_m:
         return True
     approach.rest = at  # it moved: the next swing is measured from here

@@ -41,8 +41,10 @@ from typing import Any
 import numpy as np
 
 from vigia.alerts.ballast.applicability import AJB_BOX
+from vigia.alerts.episodes import EpisodeConfig
 from vigia.alerts.gaps.coverage import Coverage, cells_around
 from vigia.alerts.lead import EvidencePoint, Lead, build_lead, vessel_json
+from vigia.alerts.rules import NAV_AT_ANCHOR, NAV_MOORED
 from vigia.alerts.tracking import KN, VesselState, metres
 from vigia.ingest.records import Position, VesselInfo, iso_utc
 from vigia.zones.evaluate import ZoneIndex
@@ -50,6 +52,8 @@ from vigia.zones.model import Zone, ZoneKind
 
 #: kinds where a ship may lawfully switch off (no gap lead at or by them)
 PORT_KINDS = frozenset({ZoneKind.ANCHORAGE, ZoneKind.PORT_FACILITY})
+#: a ship this slow lies at rest, as the pipeline anchors it
+_REST_SOG_KN = EpisodeConfig().anchor_sog_kn
 #: kinds that are no closed area for this rule
 NOT_CLOSED = PORT_KINDS | {ZoneKind.JURISDICTION}
 
@@ -248,8 +252,11 @@ def carries_ballast(msg_type: int, info: VesselInfo | None) -> bool:
 
 
 def _at_rest(p: EvidencePoint) -> bool:
-    """At anchor or moored (nav status 1 or 5), or making half a knot or less."""
-    return p.nav_status in (1, 5) or (p.sog is not None and p.sog <= 0.5)
+    """At anchor or moored by its status, or no faster than the pipeline's anchoring
+    speed (EpisodeConfig.anchor_sog_kn)."""
+    return p.nav_status in (NAV_AT_ANCHOR, NAV_MOORED) or (
+        p.sog is not None and p.sog <= _REST_SOG_KN
+    )
 
 
 def _inside_lines(cfg: GapConfig, a: EvidencePoint, b: EvidencePoint,

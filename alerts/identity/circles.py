@@ -167,15 +167,12 @@ class CircleWatch:
 
     def close(self, bound: float) -> list[Lead]:
         """The circles given out so far, ending the runs no fix can extend any more (the
-        settled ``bound`` more than ``MAX_GAP_S`` past their last fix)."""
+        settled ``bound`` more than ``MAX_GAP_S`` past their last fix; all of them at a
+        ``bound`` of ``math.inf``: the input is complete)."""
         for mmsi in [m for m, r in self._runs.items() if bound - r.last[0] > MAX_GAP_S]:
             self._end(mmsi, self._runs.pop(mmsi))
         out, self._done = self._done, []
         return out
-
-    def finish(self) -> list[Lead]:
-        """Every run ended: the input is complete."""
-        return self.close(math.inf)
 
     def _end(self, mmsi: int, run: Run) -> None:
         laps = abs(run.turned) / 360.0

@@ -264,9 +264,9 @@ class InterferenceWatch:
             elif len(g.vessels) >= MIN_VESSELS:
                 out.append(self._lead(g))
         self._open = keep
-        circles = self._circles
-        out += circles.finish() if final else circles.close(self._bound)
-        out += self._land.finish() if final else self._land.close(self._bound)
+        # the input complete (final), every run has ended
+        ended = math.inf if final else self._bound
+        out += self._circles.close(ended) + self._land.close(ended)
         self._count("circle_leads", sum(1 for x in out if x.rule == CIRCLE_RULE))
         self._count("land_leads", sum(1 for x in out if x.rule == LAND_RULE))
         self._count("land_fixes", self._land.counters.pop("land_fixes", 0))

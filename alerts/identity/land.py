@@ -7,8 +7,8 @@ can report one. The land is ``zones/basemaps/land_core.npz``, built by
 Natural Earth 1:10m's land (with the Navy chart's around Rio) and GSHHG's shoreline,
 more than :data:`WATER_M` from every river and lake GSHHG carries (WDBII rivers; lakes
 include the Amazon's and the Negro's "river-lakes") and every lake of Natural Earth
-1:10m (the reservoirs) and more than :data:`PORT_M` from
-every port of the World Port Index's Brazilian list. The bands are that wide because
+1:10m (the reservoirs), and more than :data:`PORT_M` from every port of the World Port
+Index's Brazilian list. The bands are that wide because
 the sources are coarse: Natural Earth's coast runs up to 300 m off the chart's, WDBII's
 river lines up to 6 km off the Tietê and the Paranaíba, docks stand on reclaimed ground.
 Metres are SIRGAS 2000 / Brazil Polyconic (EPSG:5880; a few per mille of scale error).
@@ -29,7 +29,6 @@ victim: the link is read with the lead (``victims.py``), as for a zone lead.
 from __future__ import annotations
 
 import json
-import math
 from array import array
 from collections.abc import Sequence
 from functools import cache
@@ -83,6 +82,14 @@ def core() -> BaseGeometry:
         raise BasemapError(f"{CORE_FILE} was built with other bands: {meta}")
     shapely.prepare(geom)
     return geom
+
+
+@cache
+def _core_edge() -> BaseGeometry:
+    """The core's boundary, for how far past the bands a lead's first fix lies."""
+    edge: BaseGeometry = core().boundary
+    shapely.prepare(edge)
+    return edge
 
 
 @cache
@@ -215,16 +222,13 @@ class LandWatch:
 
     def close(self, bound: float) -> list[Lead]:
         """The leads given out so far, ending the runs no fix can extend any more (the
-        settled ``bound`` more than :data:`MAX_GAP_S` past their last fix)."""
+        settled ``bound`` more than :data:`MAX_GAP_S` past their last fix; all of them at
+        a ``bound`` of ``math.inf``: the input is complete)."""
         self._judge()
         for mmsi in [m for m, r in self._runs.items() if bound - r.last_t > MAX_GAP_S]:
             self._end(mmsi, self._runs.pop(mmsi))
         out, self._done = self._done, []
         return out
-
-    def finish(self) -> list[Lead]:
-        """Every run ended: the input is complete."""
-        return self.close(math.inf)
 
     def _end(self, mmsi: int, run: Run) -> None:
         if run.reported or not run.qualifies():
@@ -237,7 +241,7 @@ class LandWatch:
         fixes = [(k[i], k[i + 1], k[i + 2]) for i in range(0, len(k), 3)]
         t0, lon0, lat0 = fixes[0]
         x, y = _to_metres().transform(lon0, lat0)
-        inside_m = float(shapely.distance(core().boundary, shapely.Point(x, y)))
+        inside_m = float(shapely.distance(_core_edge(), shapely.Point(x, y)))
         details: dict[str, Any] = {
             "fixes": run.count,
             "span_s": round(run.last_t - t0, 1),
